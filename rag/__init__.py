@@ -1,0 +1,1 @@
+"""Retrieval and answering: embedder, vector store, retriever, prompting, citations, LLM providers."""

@@ -1,0 +1,1 @@
+"""LLM providers behind one streaming interface (rag.llm.base.LLM)."""

@@ -1,0 +1,70 @@
+"""Embedded llama.cpp through xllamacpp: the model runs in this process, no server needed."""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from rag.llm.base import LLM, ChatMessage, LLMError
+
+_DONE = object()
+
+
+class LlamaCppLLM(LLM):
+    """One llama.cpp instance; generations are serialized by a lock (one slot, 2 cores)."""
+
+    def __init__(self, model_path: Path, label: str, n_ctx: int = 4096, threads: int = 2) -> None:
+        import xllamacpp
+
+        params = xllamacpp.CommonParams()
+        params.model.path = str(model_path)
+        params.n_ctx = n_ctx
+        params.n_parallel = 1
+        params.cpuparams.n_threads = threads
+        params.cpuparams_batch.n_threads = threads
+        params.verbosity = -1
+        self._server = xllamacpp.Server(params)
+        self._lock = threading.Lock()
+        self.label = label
+        self.model_path = model_path
+
+    def stream(self, messages: list[ChatMessage], max_tokens: int, temperature: float) -> Iterator[str]:
+        request = {
+            "messages": [m.model_dump() for m in messages],
+            "stream": True,
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+        }
+        tokens: queue.Queue[Any] = queue.Queue()
+        cancelled = threading.Event()
+
+        def on_chunk(chunk: dict[str, Any]) -> bool:
+            if "error" in chunk:
+                tokens.put(LLMError(str(chunk["error"])))
+            for choice in chunk.get("choices", []):
+                text = (choice.get("delta") or {}).get("content")
+                if text:
+                    tokens.put(text)
+            return cancelled.is_set()
+
+        def run() -> None:
+            try:
+                with self._lock:
+                    self._server.handle_chat_completions(request, on_chunk)
+            except Exception as exc:  # surfaced to the consumer below
+                tokens.put(LLMError(f"llama.cpp failed: {exc}"))
+            finally:
+                tokens.put(_DONE)
+
+        worker = threading.Thread(target=run, name="llamacpp-generate", daemon=True)
+        worker.start()
+        try:
+            while (item := tokens.get()) is not _DONE:
+                if isinstance(item, Exception):
+                    raise item
+                yield item
+        finally:
+            cancelled.set()

@@ -1,0 +1,47 @@
+"""Ollama through the official `ollama` client (OLLAMA_HOST)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import requests
+
+from rag.llm.base import LLM, ChatMessage, LLMError
+
+DEFAULT_OLLAMA_MODEL = "llama3.2"
+
+
+def ollama_has_model(host: str, model: str, timeout_s: float = 0.5) -> bool:
+    """True when an Ollama server answers at `host` and lists `model` (tag optional)."""
+    try:
+        response = requests.get(f"{host.rstrip('/')}/api/tags", timeout=timeout_s)
+        response.raise_for_status()
+        names = {m.get("name", "") for m in response.json().get("models", [])}
+    except (requests.RequestException, ValueError):
+        return False
+    wanted = model if ":" in model else f"{model}:latest"
+    return wanted in names or model in names
+
+
+class OllamaLLM(LLM):
+    def __init__(self, host: str, model: str) -> None:
+        import ollama
+
+        self._client = ollama.Client(host=host)
+        self._model = model
+        self.label = f"ollama · {model} @ {host}"
+
+    def stream(self, messages: list[ChatMessage], max_tokens: int, temperature: float) -> Iterator[str]:
+        import ollama
+
+        try:
+            for part in self._client.chat(
+                model=self._model,
+                messages=[m.model_dump() for m in messages],
+                stream=True,
+                options={"temperature": temperature, "num_predict": max_tokens},
+            ):
+                if text := part.message.content:
+                    yield text
+        except (ollama.ResponseError, ConnectionError, OSError) as exc:
+            raise LLMError(f"Ollama ({self._model}) failed: {exc}") from exc

