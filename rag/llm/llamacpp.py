@@ -30,6 +30,8 @@ class LlamaCppLLM(LLM):
         self._lock = threading.Lock()
         self.label = label
         self.model_path = model_path
+        # xllamacpp also serves OpenAI's HTTP API for the loaded model on this 127.0.0.1 address.
+        self.listening_address: str = self._server.listening_address
 
     def stream(self, messages: list[ChatMessage], max_tokens: int, temperature: float) -> Iterator[str]:
         request = {

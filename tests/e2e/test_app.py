@@ -1,0 +1,61 @@
+"""The Streamlit app end to end with the real models: upload a PDF, ask, read the cited answer.
+
+Streamlit 1.67's AppTest drives st.file_uploader (FileUploader.set_value), so the PDF goes in through
+the sidebar exactly as a person would add it; no pre-ingestion through the service is needed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+from streamlit.testing.v1.element_tree import Block
+
+from ragchat.settings import PROJECT_ROOT
+from tests.fixtures import write_report_pdf
+
+APP = PROJECT_ROOT / "app.py"
+QUESTION = "What was the Q2 revenue of the Westland region?"
+TIMEOUT_S = 240
+
+
+def _texts(block: Block) -> str:
+    """All markdown (which includes st.write_stream's output) and captions under a block, joined."""
+    return "\n".join([m.value for m in block.markdown] + [c.value for c in block.caption])
+
+
+def test_upload_ask_and_cite(home: Path, tmp_path: Path) -> None:
+    # st.cache_resource lives for the whole process: drop any RagService built for another home.
+    st.cache_resource.clear()
+    pdf = write_report_pdf(tmp_path / "report.pdf").read_bytes()
+
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT_S).run()
+    assert not at.exception
+    assert "Upload a document in the sidebar to start." in [i.value for i in at.main.info]
+
+    at.sidebar.file_uploader[0].set_value(("report.pdf", pdf, "application/pdf"))
+    at.run()
+    index_button = next(b for b in at.sidebar.button if b.label == "Index files")
+    index_button.click().run()
+    assert not at.exception
+    assert not at.error, [e.value for e in at.error]
+    sidebar = _texts(at.sidebar)
+    assert "report.pdf" in sidebar and "3 pages" in sidebar
+    assert any("report.pdf" in s.value and "indexed" in s.value for s in at.sidebar.success)
+
+    at.chat_input[0].set_value(QUESTION).run()
+    assert not at.exception
+    assert not at.error, [e.value for e in at.error]
+    assistant = [m for m in at.chat_message if m.name == "assistant"]
+    assert len(assistant) == 1
+    assert "8.15" in _texts(assistant[0])
+
+    sources = [e for e in at.expander if e.label.startswith("Sources")]
+    assert len(sources) == 1
+    cited = _texts(sources[0])
+    assert "report.pdf" in cited
+    assert "p. 2" in cited
+
+    # The model that answered is now named in the sidebar, not "not loaded yet".
+    assert "qwen2.5-coder-0.5b" in _texts(at.sidebar)

@@ -1,0 +1,117 @@
+"""Each LLM provider streams for real: llama.cpp in-process, OpenAI-compatible HTTP against
+xllamacpp's own server, and the Ollama client against a 127.0.0.1 server speaking Ollama's NDJSON."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from rag.llm.base import ChatMessage, LLMError
+from rag.llm.factory import build_llm, resolve_gguf
+from rag.llm.llamacpp import LlamaCppLLM
+from rag.llm.ollama_provider import OllamaLLM
+from rag.llm.openai_compat import OpenAICompatLLM
+from ragchat.settings import get_settings
+from tests.conftest import TEST_LLM
+
+PROMPT = [ChatMessage(role="user", content="Reply with the single word: ready")]
+
+
+@pytest.fixture(scope="module")
+def llamacpp() -> LlamaCppLLM:
+    path, label = resolve_gguf(TEST_LLM, get_settings().model_dir)
+    return LlamaCppLLM(path, label)
+
+
+def test_llamacpp_streams_several_pieces(llamacpp: LlamaCppLLM) -> None:
+    pieces = list(llamacpp.stream(PROMPT, max_tokens=16, temperature=0.0))
+    assert len(pieces) >= 1
+    assert "ready" in "".join(pieces).lower()
+
+
+def test_openai_compatible_server(llamacpp: LlamaCppLLM) -> None:
+    base = f"{llamacpp.listening_address}/v1"
+    llm = OpenAICompatLLM(base, model=TEST_LLM)
+    assert "ready" in llm.complete(PROMPT, max_tokens=16, temperature=0.0).lower()
+    with pytest.raises(LLMError):
+        list(OpenAICompatLLM("http://127.0.0.1:9/v1", model="x", timeout_s=2).stream(PROMPT, 8, 0.0))
+
+
+class _OllamaHandler(BaseHTTPRequestHandler):
+    """Just enough of Ollama's documented API: GET /api/tags, POST /api/chat (NDJSON stream)."""
+
+    def log_message(self, *args: object) -> None:
+        del args
+
+    def _send(self, lines: Iterator[dict]) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-ndjson")
+        self.end_headers()
+        for line in lines:
+            self.wfile.write(json.dumps(line).encode() + b"\n")
+            self.wfile.flush()
+
+    def do_GET(self) -> None:
+        self._send(iter([{"models": [{"name": "llama3.2:latest", "model": "llama3.2:latest"}]}]))
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        self.server.requests.append(body)  # type: ignore[attr-defined]
+        words = ["Hello", " from", " ollama"]
+        done = {"model": body["model"], "message": {"role": "assistant", "content": ""}, "done": True}
+        self._send(
+            iter(
+                [{"model": body["model"], "message": {"role": "assistant", "content": w}, "done": False} for w in words]
+                + [done]
+            )
+        )
+
+
+@pytest.fixture
+def ollama_server() -> Iterator[ThreadingHTTPServer]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _OllamaHandler)
+    server.requests = []  # type: ignore[attr-defined]
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+
+
+def test_ollama_client_streams_and_auto_prefers_a_serving_ollama(
+    ollama_server: ThreadingHTTPServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    host = f"http://127.0.0.1:{ollama_server.server_port}"
+    monkeypatch.setenv("OLLAMA_HOST", host)
+    monkeypatch.setenv("RAGCHAT_LLM_PROVIDER", "auto")
+    monkeypatch.delenv("RAGCHAT_LLM_MODEL", raising=False)
+    llm = build_llm(get_settings())
+    assert isinstance(llm, OllamaLLM) and "llama3.2" in llm.label
+    assert list(llm.stream(PROMPT, max_tokens=8, temperature=0.0)) == ["Hello", " from", " ollama"]
+    request = ollama_server.requests[0]  # type: ignore[attr-defined]
+    assert request["options"] == {"temperature": 0.0, "num_predict": 8}
+
+
+def test_auto_without_ollama_uses_the_embedded_model_and_says_so(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")
+    monkeypatch.setenv("RAGCHAT_LLM_PROVIDER", "auto")
+    monkeypatch.setenv("RAGCHAT_LLM_MODEL", TEST_LLM)
+    llm = build_llm(get_settings())
+    assert isinstance(llm, LlamaCppLLM)
+    assert "no Ollama serving" in llm.label and TEST_LLM in llm.label
+
+
+def test_unknown_model_name_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("RAGCHAT_LLM_PROVIDER", "llamacpp")
+    monkeypatch.setenv("RAGCHAT_LLM_MODEL", "no-such-model")
+    with pytest.raises(LLMError, match="neither a packaged model"):
+        build_llm(get_settings())

@@ -1,0 +1,73 @@
+from __future__ import annotations
+
+from rag.citations import best_snippet, is_refusal, resolve_citations
+from ragchat.schemas import Chunk, Hit, Scores
+from ragchat.settings import REFUSAL_TEXT
+
+
+def _hit(n: int, text: str, page: int = 1) -> Hit:
+    chunk = Chunk(
+        chunk_id=f"c{n}",
+        doc_id="d",
+        content_hash="h",
+        source=f"file{n}.pdf",
+        file_type="pdf",
+        page=page,
+        chunk_index=n,
+        text=text,
+        char_start=0,
+        char_end=len(text),
+    )
+    return Hit(chunk=chunk, scores=Scores(dense=0.5))
+
+
+HITS = [
+    _hit(1, "The warehouse employs 640 people. It opened in 1998.", page=3),
+    _hit(2, "Westland | 7.35 million | 8.15 million", page=2),
+]
+
+
+def test_valid_markers_become_citations_in_order() -> None:
+    text, citations = resolve_citations("Westland made 8.15 million [2]. Staff is 640 [1].", HITS)
+    assert text == "Westland made 8.15 million [2]. Staff is 640 [1]."
+    assert [(c.marker, c.source, c.page, c.method) for c in citations] == [
+        (2, "file2.pdf", 2, "marker"),
+        (1, "file1.pdf", 3, "marker"),
+    ]
+    assert citations[1].snippet == "The warehouse employs 640 people."
+
+
+def test_markers_to_sources_not_given_are_removed() -> None:
+    text, citations = resolve_citations("Staff is 640 [1][7]. Founded long ago [9].", HITS)
+    assert "[7]" not in text and "[9]" not in text
+    assert text == "Staff is 640 [1]. Founded long ago."
+    assert [c.marker for c in citations] == [1]
+
+
+def test_grouped_markers_are_split_and_deduplicated() -> None:
+    text, citations = resolve_citations("Both hold [1, 2]. Again [2].", HITS)
+    assert text.startswith("Both hold [1][2].")
+    assert [c.marker for c in citations] == [1, 2]
+
+
+def test_uncited_answer_is_attributed_by_support_and_marked() -> None:
+    text, citations = resolve_citations("The Westland Q2 figure was 8.15 million.", HITS)
+    assert [(c.marker, c.method) for c in citations] == [(2, "support")]
+    assert text.endswith("[2]")
+
+
+def test_uncited_unsupported_answer_gets_no_citation() -> None:
+    text, citations = resolve_citations("Paris is the capital of France.", HITS)
+    assert citations == []
+    assert text == "Paris is the capital of France."
+
+
+def test_refusal_detection() -> None:
+    assert is_refusal(REFUSAL_TEXT)
+    assert is_refusal("I do not have enough information in the uploaded documents to answer this question.")
+    assert is_refusal("  [1] ")
+    assert not is_refusal("The warehouse employs 640 people [1].")
+
+
+def test_best_snippet_picks_the_supporting_row() -> None:
+    assert best_snippet("North | 4.2\nWestland | 8.15", "Westland had 8.15") == "Westland | 8.15"
