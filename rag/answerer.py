@@ -78,6 +78,8 @@ class Answerer:
             refused = not hits or (error is None and is_refusal(text))
             if refused:
                 answer_text, citations = REFUSAL_TEXT, []
+            elif error and not text.strip():
+                answer_text, citations = f"The model could not answer: {error}", []
             else:
                 answer_text, citations = resolve_citations(text, hits)
             return Answer(

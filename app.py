@@ -1,0 +1,253 @@
+"""ragchat's Streamlit UI. Only presentation lives here: every action goes through RagService.
+
+Run with `streamlit run app.py` (or `ragchat ui`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import streamlit as st
+
+from ragchat.schemas import Answer, Citation, DocumentRecord, IngestResult
+from ragchat.service import RagService
+from ragchat.settings import get_settings
+
+log = logging.getLogger("ragchat.app")
+
+UPLOAD_TYPES = ["pdf", "txt", "md", "markdown"]
+EMPTY_STATE = "Upload a document in the sidebar to start."
+SUPPORT_NOTE = "attributed by word overlap; the model cited nothing"
+
+Message = dict[str, Any]
+
+
+@st.cache_resource(show_spinner=False)
+def get_service() -> RagService:
+    """One service per server process: its models and index handles are shared by all sessions."""
+    return RagService(get_settings())
+
+
+@contextmanager
+def calm_errors(action: str) -> Iterator[None]:
+    """Show a failure as one short st.error line; the full traceback goes to the server log only.
+
+    Streamlit's own rerun/stop signals derive from BaseException and pass through untouched.
+    """
+    try:
+        yield
+    except Exception as exc:
+        log.exception("%s failed", action)
+        st.error(f"{action} failed: {exc}")
+
+
+# ----------------------------------------------------------------------------- sidebar
+
+
+def init_state() -> None:
+    st.session_state.setdefault("messages", [])
+    st.session_state.setdefault("ingest_results", [])
+    st.session_state.setdefault("uploader_key", 0)
+    st.session_state.setdefault("notice", None)
+
+
+def ingest_one(service: RagService, name: str, data: bytes) -> IngestResult:
+    """Index one upload inside its own status box with a progress bar fed by the indexer."""
+    with st.status(f"Indexing {name}", expanded=True) as status:
+        bar = st.progress(0.0, text="starting")
+
+        def progress(message: str, fraction: float) -> None:
+            bar.progress(min(max(fraction, 0.0), 1.0), text=message)
+
+        result = service.ingest_bytes(name, data, progress)
+        state = "error" if result.status == "failed" else "complete"
+        status.update(label=f"{result.source}: {result.status}", state=state, expanded=False)
+    return result
+
+
+def render_uploader(service: RagService) -> None:
+    """Index the chosen files when the button is pressed, then reset the uploader.
+
+    Files are only processed on the button press, so an ordinary rerun (a chat question, a delete)
+    never indexes them again; the uploader gets a fresh key afterwards so the list empties.
+    """
+    uploads = st.file_uploader(
+        "Add documents",
+        type=UPLOAD_TYPES,
+        accept_multiple_files=True,
+        key=f"uploader-{st.session_state.uploader_key}",
+        help="PDF, TXT or Markdown. A file with the same name replaces the indexed version.",
+    )
+    if not st.button("Index files", disabled=not uploads, type="primary", width="stretch"):
+        return
+    results: list[IngestResult] = []
+    for upload in uploads or []:
+        try:
+            results.append(ingest_one(service, upload.name, upload.getvalue()))
+        except Exception as exc:  # kept as a result: an st.error here would vanish with the rerun below
+            log.exception("indexing %s failed", upload.name)
+            results.append(IngestResult(source=upload.name, status="failed", error=str(exc)))
+    st.session_state.ingest_results = [r.model_dump(mode="json") for r in results]
+    st.session_state.uploader_key += 1
+    st.rerun()
+
+
+def render_ingest_results() -> None:
+    for raw in st.session_state.ingest_results:
+        result = IngestResult.model_validate(raw)
+        if result.status == "indexed":
+            st.success(f"**{result.source}** indexed: {_size_text(result.pages, result.chunks)}.")
+        elif result.status == "unchanged":
+            st.info(f"**{result.source}** is already indexed (unchanged).")
+        else:
+            st.warning(f"**{result.source}** could not be indexed: {result.error or 'unknown error'}")
+
+
+def render_documents(service: RagService, documents: list[DocumentRecord]) -> None:
+    st.subheader("Documents")
+    if st.session_state.notice:
+        st.info(st.session_state.notice)
+        st.session_state.notice = None
+    if not documents:
+        st.caption("No documents indexed yet.")
+        return
+    for doc in documents:
+        name_col, button_col = st.columns([5, 1], vertical_alignment="center")
+        name_col.markdown(f"**{doc.source}**  \n{_size_text(doc.pages, doc.chunks)}")
+        if button_col.button("🗑", key=f"delete-{doc.doc_id}", help=f"Delete {doc.source}"):
+            with calm_errors(f"Deleting {doc.source}"):
+                removed = service.delete(doc.source)
+                st.session_state.notice = f"Deleted {doc.source}." if removed else f"{doc.source} was already gone."
+                st.session_state.ingest_results = []
+                st.rerun()
+
+
+def render_models(service: RagService) -> None:
+    st.subheader("Models")
+    with calm_errors("Reading model information"):
+        info = service.models()
+        st.markdown(f"**LLM:** {info.llm}  \n**Embedder:** {info.embedder}  \n**Reranker:** {info.reranker}")
+
+
+def _size_text(pages: int, chunks: int) -> str:
+    """TXT and Markdown have no pages (0), so only PDFs mention them."""
+    chunk_text = f"{chunks} chunk{'s' if chunks != 1 else ''}"
+    return f"{pages} page{'s' if pages != 1 else ''}, {chunk_text}" if pages else chunk_text
+
+
+# ----------------------------------------------------------------------------- chat
+
+
+def render_sources(citations: list[Citation]) -> None:
+    with st.expander(f"Sources ({len(citations)})"):
+        for citation in citations:
+            line = f"**[{citation.marker}]** {citation.source} — {citation.locator}"
+            if citation.method == "support":
+                line += f"  \n_{SUPPORT_NOTE}_"
+            st.markdown(line)
+            st.markdown(_blockquote(citation.snippet))
+
+
+def render_answer_details(answer: Answer) -> None:
+    """Everything shown under an answer's text: the early-stop warning, sources, model and timings."""
+    if answer.error:
+        st.warning(f"The model did not finish its answer: {answer.error}")
+    if answer.citations and not answer.refused:
+        render_sources(answer.citations)
+    st.caption(_timing_text(answer))
+
+
+def render_history(messages: list[Message]) -> None:
+    for message in messages:
+        with st.chat_message(message["role"]):
+            if message.get("failed"):
+                st.error(message["content"])
+                continue
+            st.markdown(message["content"])
+            if message.get("answer"):
+                render_answer_details(Answer.model_validate(message["answer"]))
+
+
+def answer_question(service: RagService, question: str) -> Message:
+    """Stream the answer, then swap in the checked text (invalid citation markers removed)."""
+    with st.chat_message("assistant"):
+        try:
+            stream = service.ask_stream(question)
+            text_slot = st.empty()
+            with text_slot.container():
+                streamed = st.write_stream(stream.tokens())
+            answer = stream.result()
+        except Exception as exc:
+            log.exception("answering failed")
+            content = f"Could not answer: {exc}"
+            st.error(content)
+            return {"role": "assistant", "content": content, "failed": True}
+        streamed_text = streamed if isinstance(streamed, str) else ""
+        if answer.answer.strip() != streamed_text.strip():
+            text_slot.markdown(answer.answer)
+        render_answer_details(answer)
+    return {"role": "assistant", "content": answer.answer, "answer": answer.model_dump(mode="json")}
+
+
+def _timing_text(answer: Answer) -> str:
+    timings = answer.timings_ms
+    total = f"total {_duration(timings['total_ms'])}" if "total_ms" in timings else ""
+    if answer.refused and "first_token_ms" not in timings:
+        # Retrieval found nothing relevant enough, so no model was asked: naming one would mislead.
+        return " · ".join(filter(None, ["no passage was relevant enough; the model was not asked", total]))
+    parts = [f"model: {answer.models.llm}"]
+    if "first_token_ms" in timings:
+        parts.append(f"first token {_duration(timings['first_token_ms'])}")
+    return " · ".join(filter(None, [*parts, total]))
+
+
+def _duration(ms: float) -> str:
+    return f"{ms / 1000:.1f} s" if ms >= 1000 else f"{ms:.0f} ms"
+
+
+def _blockquote(text: str) -> str:
+    return "\n".join(f"> {line}" if line.strip() else ">" for line in text.splitlines() or [""])
+
+
+# ----------------------------------------------------------------------------- page
+
+
+def main() -> None:
+    st.set_page_config(page_title="ragchat", page_icon="📄", layout="wide")
+    init_state()
+    st.title("ragchat")
+    st.caption("Answers from your own documents, with checkable sources. Everything runs locally.")
+
+    try:
+        service = get_service()
+    except Exception as exc:
+        log.exception("starting the service failed")
+        st.error(f"ragchat could not start: {exc}")
+        return
+
+    documents: list[DocumentRecord] = []
+    with st.sidebar:
+        render_uploader(service)
+        render_ingest_results()
+        with calm_errors("Listing documents"):
+            documents = service.documents()
+            render_documents(service, documents)
+
+    if not documents:
+        st.info(EMPTY_STATE)
+    render_history(st.session_state.messages)
+    question = st.chat_input("Ask a question about your documents", disabled=not documents)
+    if question:
+        st.session_state.messages.append({"role": "user", "content": question})
+        with st.chat_message("user"):
+            st.markdown(question)
+        st.session_state.messages.append(answer_question(service, question))
+    # Last, so the LLM label already names the model the question above just loaded.
+    with st.sidebar:
+        render_models(service)
+
+
+main()
