@@ -15,7 +15,8 @@ from ragchat.settings import REFUSAL_TEXT
 
 _MARKER = re.compile(r"\[\s*(\d+(?:\s*[,;]\s*\d+)*)\s*\]")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_TABLE_ROW = " | "
 _STOPWORDS = frozenset(
     "a an and are as at be by for from has have in is it its of on or that the this to was were "
     "what when where which who with does did do how much many".split()
@@ -29,7 +30,18 @@ def content_words(text: str) -> set[str]:
 
 
 def split_sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
+    """Sentences of prose (PDF line breaks inside a sentence are ignored); table rows one by one."""
+    units: list[str] = []
+    prose: list[str] = []
+    for line in text.splitlines():
+        if _TABLE_ROW in line or not line.strip():
+            units.extend(_SENTENCE_END.split(" ".join(prose)))
+            prose = []
+            units.append(line)
+        else:
+            prose.append(line.strip())
+    units.extend(_SENTENCE_END.split(" ".join(prose)))
+    return [u.strip() for u in units if u.strip()]
 
 
 def is_refusal(text: str) -> bool:

@@ -71,3 +71,15 @@ def test_refusal_detection() -> None:
 
 def test_best_snippet_picks_the_supporting_row() -> None:
     assert best_snippet("North | 4.2\nWestland | 8.15", "Westland had 8.15") == "Westland | 8.15"
+
+
+def test_sentences_span_pdf_line_breaks_but_table_rows_stay_apart() -> None:
+    from rag.citations import split_sentences
+
+    text = "Forklift operators\ncomplete a two-day certification. Then they\nwork.\nA | 1 | 2\nB | 3 | 4"
+    assert split_sentences(text) == [
+        "Forklift operators complete a two-day certification.",
+        "Then they work.",
+        "A | 1 | 2",
+        "B | 3 | 4",
+    ]
