@@ -117,7 +117,10 @@ def render_documents(service: RagService, documents: list[DocumentRecord]) -> No
     for doc in documents:
         name_col, button_col = st.columns([5, 1], vertical_alignment="center")
         name_col.markdown(f"**{doc.source}**  \n{_size_text(doc.pages, doc.chunks)}")
-        if button_col.button("🗑", key=f"delete-{doc.doc_id}", help=f"Delete {doc.source}"):
+        delete = button_col.button(
+            "", icon=":material/delete:", type="tertiary", key=f"delete-{doc.doc_id}", help=f"Delete {doc.source}"
+        )
+        if delete:
             with calm_errors(f"Deleting {doc.source}"):
                 removed = service.delete(doc.source)
                 st.session_state.notice = f"Deleted {doc.source}." if removed else f"{doc.source} was already gone."
