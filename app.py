@@ -6,6 +6,7 @@ Run with `streamlit run app.py` (or `ragchat ui`).
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -27,8 +28,21 @@ Message = dict[str, Any]
 
 @st.cache_resource(show_spinner=False)
 def get_service() -> RagService:
-    """One service per server process: its models and index handles are shared by all sessions."""
-    return RagService(get_settings())
+    """One service per server process: its models and index handles are shared by all sessions.
+
+    The LLM starts loading in the background (seconds for a GGUF), so the first question does not
+    wait for it; if loading fails, the first question reports why.
+    """
+    service = RagService(get_settings())
+    threading.Thread(target=_preload_llm, args=(service,), name="llm-preload", daemon=True).start()
+    return service
+
+
+def _preload_llm(service: RagService) -> None:
+    try:
+        service.llm()
+    except Exception:
+        log.exception("preloading the LLM failed; the first question will report it")
 
 
 @contextmanager
@@ -203,7 +217,10 @@ def _timing_text(answer: Answer) -> str:
         return " · ".join(filter(None, ["no passage was relevant enough; the model was not asked", total]))
     parts = [f"model: {answer.models.llm}"]
     if "first_token_ms" in timings:
-        parts.append(f"first token {_duration(timings['first_token_ms'])}")
+        first = f"first token {_duration(timings['first_token_ms'])}"
+        if timings.get("llm_load_ms", 0) >= 500:
+            first += f" (incl. model load {_duration(timings['llm_load_ms'])})"
+        parts.append(first)
     return " · ".join(filter(None, [*parts, total]))
 
 
