@@ -63,12 +63,22 @@ def _parse_pdf(data: bytes) -> list[Page]:
     try:
         with pdfplumber.open(io.BytesIO(data)) as pdf:
             return [_parse_pdf_page(page, number) for number, page in enumerate(pdf.pages, start=1)]
-    except PDFPasswordIncorrect as exc:
-        raise ParseError("the PDF is encrypted with a password") from exc
     except ParseError:
         raise
     except Exception as exc:  # pdfminer raises many unrelated types for damaged files
+        if _caused_by(exc, PDFPasswordIncorrect):
+            raise ParseError("the PDF is encrypted with a password; remove the password and upload it again") from exc
         raise ParseError(f"the PDF is damaged and cannot be read ({type(exc).__name__}: {exc})") from exc
+
+
+def _caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
+    """pdfplumber wraps pdfminer's errors (PdfminerException(PDFPasswordIncorrect()))."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, kind) or any(isinstance(arg, kind) for arg in seen.args):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def _parse_pdf_page(page: object, number: int) -> Page:

@@ -51,3 +51,30 @@ def test_pdf_without_text_is_reported(tmp_path: Path) -> None:
     pdf.output(str(path))
     with pytest.raises(ParseError, match="no text"):
         parse_document("scan.pdf", path.read_bytes())
+
+
+def test_password_protected_pdf_says_so(tmp_path: Path) -> None:
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.set_encryption(owner_password="owner", user_password="secret")
+    pdf.set_font("Helvetica", size=12)
+    pdf.add_page()
+    pdf.cell(0, 10, "Confidential numbers")
+    path = tmp_path / "locked.pdf"
+    pdf.output(str(path))
+    with pytest.raises(ParseError, match="encrypted with a password"):
+        parse_document("locked.pdf", path.read_bytes())
+
+
+def test_pdf_encrypted_with_an_empty_user_password_opens(tmp_path: Path) -> None:
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.set_encryption(owner_password="owner", user_password="")
+    pdf.set_font("Helvetica", size=12)
+    pdf.add_page()
+    pdf.cell(0, 10, "Readable without a password")
+    path = tmp_path / "open.pdf"
+    pdf.output(str(path))
+    assert "Readable without a password" in parse_document("open.pdf", path.read_bytes()).pages[0].text
