@@ -47,7 +47,7 @@ lint: setup
 test: models lint
 	$(BIN)/python -m pytest
 
-bench: models
+bench: models-app
 	$(BIN)/python bench/ingest_throughput.py
 	$(BIN)/python bench/time_to_first_token.py
 
