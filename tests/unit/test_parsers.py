@@ -53,28 +53,24 @@ def test_pdf_without_text_is_reported(tmp_path: Path) -> None:
         parse_document("scan.pdf", path.read_bytes())
 
 
-def test_password_protected_pdf_says_so(tmp_path: Path) -> None:
+def _encrypted_pdf(path: Path, user_password: str, text: str) -> bytes:
     from fpdf import FPDF
 
     pdf = FPDF()
-    pdf.set_encryption(owner_password="owner", user_password="secret")
+    pdf.set_encryption(owner_password="owner", user_password=user_password)
     pdf.set_font("Helvetica", size=12)
     pdf.add_page()
-    pdf.cell(0, 10, "Confidential numbers")
-    path = tmp_path / "locked.pdf"
+    pdf.cell(0, 10, text)
     pdf.output(str(path))
+    return path.read_bytes()
+
+
+def test_password_protected_pdf_says_so(tmp_path: Path) -> None:
+    data = _encrypted_pdf(tmp_path / "locked.pdf", "secret", "Confidential numbers")
     with pytest.raises(ParseError, match="encrypted with a password"):
-        parse_document("locked.pdf", path.read_bytes())
+        parse_document("locked.pdf", data)
 
 
 def test_pdf_encrypted_with_an_empty_user_password_opens(tmp_path: Path) -> None:
-    from fpdf import FPDF
-
-    pdf = FPDF()
-    pdf.set_encryption(owner_password="owner", user_password="")
-    pdf.set_font("Helvetica", size=12)
-    pdf.add_page()
-    pdf.cell(0, 10, "Readable without a password")
-    path = tmp_path / "open.pdf"
-    pdf.output(str(path))
-    assert "Readable without a password" in parse_document("open.pdf", path.read_bytes()).pages[0].text
+    data = _encrypted_pdf(tmp_path / "open.pdf", "", "Readable without a password")
+    assert "Readable without a password" in parse_document("open.pdf", data).pages[0].text
