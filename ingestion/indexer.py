@@ -43,6 +43,7 @@ class Indexer:
             progress("parsing", 0.0)
             document = parse_document(source, data)
             chunks = chunk_document(document, self._settings.chunk_size, self._settings.chunk_overlap)
+            pages = len(document.pages) if document.file_type == "pdf" else 0  # TXT/MD have no pages
             batch = max(self._settings.embed_batch_size * 4, 1)
             for begin in range(0, len(chunks), batch):
                 part = chunks[begin : begin + batch]
@@ -55,7 +56,7 @@ class Indexer:
                     file_type=document.file_type,
                     content_hash=document.content_hash,
                     size_bytes=document.size_bytes,
-                    pages=len(document.pages) if document.file_type == "pdf" else 0,
+                    pages=pages,
                     chunks=len(chunks),
                     ingested_at=now(),
                 )
@@ -65,7 +66,7 @@ class Indexer:
             return IngestResult(
                 source=source,
                 status="indexed",
-                pages=len(document.pages) if document.file_type == "pdf" else 0,
+                pages=pages,
                 chunks=len(chunks),
                 seconds=time.perf_counter() - started,
             )

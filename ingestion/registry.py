@@ -41,11 +41,6 @@ class Registry:
             row = conn.execute("SELECT * FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
         return _record(row) if row else None
 
-    def find_source(self, source: str) -> DocumentRecord | None:
-        with closing(self._connect()) as conn:
-            row = conn.execute("SELECT * FROM documents WHERE source = ?", (source,)).fetchone()
-        return _record(row) if row else None
-
     def put(self, record: DocumentRecord) -> None:
         with closing(self._connect()) as conn, conn:
             conn.execute(

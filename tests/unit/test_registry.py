@@ -31,7 +31,7 @@ def test_put_get_replace_delete(tmp_path: Path) -> None:
     assert registry.live_versions() == {doc_id_for("a.pdf"): "h2", doc_id_for("b.pdf"): "h1"}
     assert registry.delete(doc_id_for("a.pdf"))
     assert not registry.delete(doc_id_for("a.pdf"))
-    assert registry.find_source("a.pdf") is None
+    assert registry.get(doc_id_for("a.pdf")) is None
 
 
 def test_registry_persists_across_instances(tmp_path: Path) -> None:
