@@ -44,12 +44,12 @@ import os
 import statistics
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from fpdf import FPDF
 
+from rag.llm.base import LLM
 from rag.llm.llamacpp import LlamaCppLLM
 from rag.prompting import build_messages
 from ragchat.service import RagService
@@ -162,26 +162,6 @@ def write_corpus_pdf(path: Path) -> Path:
     return path
 
 
-class TimingsRecorder:
-    """Stands in for a LlamaCppLLM's xllamacpp server and keeps the `timings` block that llama.cpp
-    sends with its last streamed chunk (prompt tokens evaluated and cached, generation speed).
-    It only reads the chunks; the answer path is unchanged."""
-
-    def __init__(self, server: Any) -> None:
-        self._server = server
-        self.last: dict[str, float] | None = None
-
-    def handle_chat_completions(self, request: dict[str, Any], callback: Callable[[dict[str, Any]], bool]) -> Any:
-        self.last = None
-
-        def record(chunk: dict[str, Any]) -> bool:
-            if isinstance(chunk.get("timings"), dict):
-                self.last = chunk["timings"]
-            return callback(chunk)
-
-        return self._server.handle_chat_completions(request, record)
-
-
 def rss_mb() -> float | None:
     """Resident memory of this process (Linux), to show a freed model gives its memory back."""
     try:
@@ -191,7 +171,7 @@ def rss_mb() -> float | None:
     return round(pages * os.sysconf("SC_PAGE_SIZE") / 2**20, 1)
 
 
-def ask_once(service: RagService, question: str, recorder: TimingsRecorder | None) -> dict[str, Any]:
+def ask_once(service: RagService, question: str, llm: LLM) -> dict[str, Any]:
     started = time.perf_counter()
     stream = service.ask_stream(question)
     first_at: float | None = None
@@ -224,8 +204,8 @@ def ask_once(service: RagService, question: str, recorder: TimingsRecorder | Non
     hits = [h for h in answer.hits if (h.scores.dense or 0.0) >= service.settings.min_relevance]
     row["prompt_chars"] = sum(len(m.content) for m in build_messages(question, hits))
     row["sources"] = len(hits)
-    if recorder is not None and recorder.last:
-        t = recorder.last
+    if isinstance(llm, LlamaCppLLM) and llm.last_timings:  # llama.cpp's own prompt-token figures
+        t = llm.last_timings
         row["prompt_tokens"] = int(t.get("prompt_n", 0) + t.get("cache_n", 0))
         row["prompt_tokens_evaluated"] = int(t.get("prompt_n", 0))
         row["prefill_ms"] = round(float(t.get("prompt_ms", 0.0)), 1)
@@ -253,17 +233,13 @@ def bench_model(home: Path, model: str, questions: list[str], max_tokens: int | 
         gc.collect()
         return {"model": model, "skipped": f"{type(exc).__name__}: {exc}"}
     load_s = time.perf_counter() - started
-    recorder: TimingsRecorder | None = None
-    if isinstance(llm, LlamaCppLLM):  # read llama.cpp's own timings (prompt tokens) as the answers stream
-        recorder = TimingsRecorder(llm._server)
-        llm._server = recorder  # type: ignore[assignment]
     label = llm.label
     rss_loaded = rss_mb()
 
-    warmup = ask_once(service, WARMUP_QUESTION, recorder)
-    rows = [ask_once(service, q, recorder) for q in questions]
+    warmup = ask_once(service, WARMUP_QUESTION, llm)
+    rows = [ask_once(service, q, llm) for q in questions]
 
-    del llm, recorder, service
+    del llm, service
     gc.collect()
     rss_freed = rss_mb()
 

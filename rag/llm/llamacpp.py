@@ -32,6 +32,8 @@ class LlamaCppLLM(LLM):
         self.model_path = model_path
         # xllamacpp also serves OpenAI's HTTP API for the loaded model on this 127.0.0.1 address.
         self.listening_address: str = self._server.listening_address
+        # llama.cpp's own figures for the latest generation (prompt_n, cache_n, prompt_ms, predicted_n, …).
+        self.last_timings: dict[str, float] = {}
 
     def stream(self, messages: list[ChatMessage], max_tokens: int, temperature: float) -> Iterator[str]:
         request = {
@@ -43,7 +45,11 @@ class LlamaCppLLM(LLM):
         tokens: queue.Queue[Any] = queue.Queue()
         cancelled = threading.Event()
 
+        self.last_timings = {}
+
         def on_chunk(chunk: dict[str, Any]) -> bool:
+            if isinstance(chunk.get("timings"), dict):
+                self.last_timings = chunk["timings"]
             if "error" in chunk:
                 tokens.put(LLMError(str(chunk["error"])))
             for choice in chunk.get("choices", []):

@@ -115,3 +115,9 @@ def test_unknown_model_name_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tm
     monkeypatch.setenv("RAGCHAT_LLM_MODEL", "no-such-model")
     with pytest.raises(LLMError, match="neither a packaged model"):
         build_llm(get_settings())
+
+
+def test_llamacpp_keeps_its_own_timings_of_the_last_generation(llamacpp: LlamaCppLLM) -> None:
+    list(llamacpp.stream(PROMPT, max_tokens=8, temperature=0.0))
+    assert llamacpp.last_timings["predicted_n"] >= 1
+    assert llamacpp.last_timings["prompt_n"] + llamacpp.last_timings.get("cache_n", 0) > 5
