@@ -13,7 +13,8 @@ from typing import Any
 
 import streamlit as st
 
-from ragchat.schemas import Answer, Citation, DocumentRecord, IngestResult
+from rag.conversations import Turn
+from ragchat.schemas import Answer, Citation, DocumentRecord, Hit, IngestResult
 from ragchat.service import RagService
 from ragchat.settings import get_settings
 
@@ -61,8 +62,11 @@ def calm_errors(action: str) -> Iterator[None]:
 # ----------------------------------------------------------------------------- sidebar
 
 
-def init_state() -> None:
+def init_state(service: RagService) -> None:
     st.session_state.setdefault("messages", [])
+    st.session_state.setdefault("session_id", service.conversations.new_session_id())
+    st.session_state.setdefault("bm25_weight", service.settings.bm25_weight)
+    st.session_state.setdefault("rerank", True)
     st.session_state.setdefault("ingest_results", [])
     st.session_state.setdefault("uploader_key", 0)
     st.session_state.setdefault("notice", None)
@@ -142,6 +146,56 @@ def render_documents(service: RagService, documents: list[DocumentRecord]) -> No
                 st.rerun()
 
 
+def render_conversations(service: RagService) -> None:
+    """Conversations are stored in SQLite; pick one to continue it, or start a new one."""
+    st.subheader("Conversation")
+    if st.button("New conversation", icon=":material/add_comment:", width="stretch"):
+        start_session(service.conversations.new_session_id(), [])
+    sessions = service.conversations.sessions(limit=20)
+    if not sessions:
+        return
+    labels = {s.session_id: f"{_shorten(s.title, 40)} · {s.turns} turn{'s' if s.turns != 1 else ''}" for s in sessions}
+    current = st.session_state.session_id
+    options = list(labels) if current in labels else [current, *labels]
+    chosen = st.selectbox(
+        "Continue a conversation",
+        options,
+        index=options.index(current),
+        format_func=lambda sid: labels.get(sid, "New conversation"),
+    )
+    if chosen != current:
+        start_session(chosen, service.conversations.history(chosen))
+
+
+def start_session(session_id: str, turns: list[Turn]) -> None:
+    messages: list[Message] = []
+    for turn in turns:
+        messages.append({"role": "user", "content": turn.question})
+        messages.append(
+            {"role": "assistant", "content": turn.answer.answer, "answer": turn.answer.model_dump(mode="json")}
+        )
+    st.session_state.session_id = session_id
+    st.session_state.messages = messages
+    st.rerun()
+
+
+def render_retrieval_settings(service: RagService) -> None:
+    st.subheader("Retrieval")
+    st.slider(
+        "Keyword (BM25) weight",
+        min_value=0.0,
+        max_value=1.0,
+        step=0.05,
+        key="bm25_weight",
+        help="Share of keyword matching in the ranking: 0 uses meaning (embeddings) only, 1 keywords only.",
+    )
+    label = service.models().reranker
+    available = not label.startswith("none")
+    st.toggle("Rerank with the cross-encoder", key="rerank", disabled=not available, help=label)
+    if not available:
+        st.caption(f"Reranker: {label}")
+
+
 def render_models(service: RagService) -> None:
     st.subheader("Models")
     with calm_errors("Reading model information"):
@@ -168,13 +222,38 @@ def render_sources(citations: list[Citation]) -> None:
             st.markdown(_blockquote(citation.snippet))
 
 
-def render_answer_details(answer: Answer) -> None:
-    """Everything shown under an answer's text: the early-stop warning, sources, model and timings."""
+def render_answer_details(answer: Answer, candidates: list[Hit]) -> None:
+    """Everything shown under an answer's text: the early-stop warning, sources, how the passages
+    were found, model and timings."""
     if answer.error:
         st.warning(f"The model did not finish its answer: {answer.error}")
+    if answer.search_query != answer.question:
+        st.caption(f"Searched for: *{answer.search_query}*")
     if answer.citations and not answer.refused:
         render_sources(answer.citations)
+    if candidates:
+        render_candidates(candidates, answer.models.reranker)
     st.caption(_timing_text(answer))
+
+
+def render_candidates(candidates: list[Hit], reranker: str) -> None:
+    """Retrieval transparency: every candidate with its rank in each retriever and its scores."""
+    with st.expander(f"Retrieval details ({len(candidates)} candidates)"):
+        st.caption(f"Reranker: {reranker}. A dash means that retriever did not return the passage.")
+        rows = [
+            {
+                "#": rank,
+                "source": f"{hit.chunk.source} · {hit.chunk.locator}",
+                "BM25 rank": hit.scores.bm25_rank,
+                "dense rank": hit.scores.dense_rank,
+                "cosine": hit.scores.dense,
+                "fused": hit.scores.fused,
+                "rerank": hit.scores.rerank,
+                "text": _shorten(hit.chunk.text, 160),
+            }
+            for rank, hit in enumerate(candidates, start=1)
+        ]
+        st.dataframe(rows, hide_index=True, width="stretch")
 
 
 def render_history(messages: list[Message]) -> None:
@@ -185,14 +264,20 @@ def render_history(messages: list[Message]) -> None:
                 continue
             st.markdown(message["content"])
             if message.get("answer"):
-                render_answer_details(Answer.model_validate(message["answer"]))
+                candidates = [Hit.model_validate(h) for h in message.get("candidates", [])]
+                render_answer_details(Answer.model_validate(message["answer"]), candidates)
 
 
 def answer_question(service: RagService, question: str) -> Message:
     """Stream the answer, then swap in the checked text (invalid citation markers removed)."""
     with st.chat_message("assistant"):
         try:
-            stream = service.ask_stream(question)
+            stream = service.ask_stream(
+                question,
+                session_id=st.session_state.session_id,
+                bm25_weight=st.session_state.bm25_weight,
+                rerank=st.session_state.rerank,
+            )
             text_slot = st.empty()
             with text_slot.container():
                 streamed = st.write_stream(stream.tokens())
@@ -205,8 +290,13 @@ def answer_question(service: RagService, question: str) -> Message:
         streamed_text = streamed if isinstance(streamed, str) else ""
         if answer.answer.strip() != streamed_text.strip():
             text_slot.markdown(answer.answer)
-        render_answer_details(answer)
-    return {"role": "assistant", "content": answer.answer, "answer": answer.model_dump(mode="json")}
+        render_answer_details(answer, answer.hits)
+    return {
+        "role": "assistant",
+        "content": answer.answer,
+        "answer": answer.model_dump(mode="json"),
+        "candidates": [h.model_dump(mode="json") for h in answer.hits],
+    }
 
 
 def _timing_text(answer: Answer) -> str:
@@ -224,6 +314,11 @@ def _timing_text(answer: Answer) -> str:
     return " · ".join(filter(None, [*parts, total]))
 
 
+def _shorten(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
 def _duration(ms: float) -> str:
     return f"{ms / 1000:.1f} s" if ms >= 1000 else f"{ms:.0f} ms"
 
@@ -237,7 +332,6 @@ def _blockquote(text: str) -> str:
 
 def main() -> None:
     st.set_page_config(page_title="ragchat", page_icon="📄", layout="wide")
-    init_state()
     st.title("ragchat")
     st.caption("Answers from your own documents, with checkable sources. Everything runs locally.")
 
@@ -247,6 +341,7 @@ def main() -> None:
         log.exception("starting the service failed")
         st.error(f"ragchat could not start: {exc}")
         return
+    init_state(service)
 
     documents: list[DocumentRecord] = []
     with st.sidebar:
@@ -255,6 +350,10 @@ def main() -> None:
         with calm_errors("Listing documents"):
             documents = service.documents()
             render_documents(service, documents)
+        with calm_errors("Loading conversations"):
+            render_conversations(service)
+        with calm_errors("Reading retrieval settings"):
+            render_retrieval_settings(service)
 
     if not documents:
         st.info(EMPTY_STATE)

@@ -1,9 +1,10 @@
 """Ingest one file: parse → chunk → embed → store → register.
 
 Idempotent and atomic per document: the same name with the same bytes is "unchanged"; a new version
-is embedded and stored beside the old one, the registry switches to it in one SQLite write, and only
-then are the old version's chunks deleted. Retrieval only returns chunks of the registered version,
-so a crash at any point leaves search consistent and a rerun finishes the job.
+is embedded and stored (Chroma, then the BM25 index) beside the old one, the registry switches to it
+in one SQLite write, and only then are the old version's chunks deleted from both. Retrieval only
+returns chunks of the registered version, so a crash at any point leaves search consistent and a
+rerun finishes the job.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Callable
 from ingestion.chunking import chunk_document
 from ingestion.parsers import ParseError, content_hash, parse_document
 from ingestion.registry import Registry, now
+from rag.bm25_index import BM25Index
 from rag.embedder import Embedder
 from rag.vector_store import ChromaStore
 from ragchat.schemas import DocumentRecord, IngestResult, doc_id_for
@@ -27,10 +29,13 @@ def _no_progress(message: str, fraction: float) -> None:
 
 
 class Indexer:
-    def __init__(self, settings: Settings, embedder: Embedder, store: ChromaStore, registry: Registry) -> None:
+    def __init__(
+        self, settings: Settings, embedder: Embedder, store: ChromaStore, bm25: BM25Index, registry: Registry
+    ) -> None:
         self._settings = settings
         self._embedder = embedder
         self._store = store
+        self._bm25 = bm25
         self._registry = registry
 
     def ingest(self, name: str, data: bytes, progress: Progress = _no_progress) -> IngestResult:
@@ -49,6 +54,13 @@ class Indexer:
                 part = chunks[begin : begin + batch]
                 progress(f"embedding chunks {begin + 1}–{begin + len(part)} of {len(chunks)}", begin / len(chunks))
                 self._store.add(part, self._embedder.embed([c.text for c in part]))
+            progress("adding to the keyword index", 1.0)
+            self._bm25.add(
+                [c.chunk_id for c in chunks],
+                [c.text for c in chunks],
+                [c.doc_id for c in chunks],
+                [c.content_hash for c in chunks],
+            )
             self._registry.put(
                 DocumentRecord(
                     doc_id=document.doc_id,
@@ -62,6 +74,7 @@ class Indexer:
                 )
             )
             self._store.delete_document(document.doc_id, keep_hash=document.content_hash)
+            self._bm25.delete_document(document.doc_id, keep_hash=document.content_hash)
             progress("indexed", 1.0)
             return IngestResult(
                 source=source,
@@ -80,4 +93,17 @@ class Indexer:
         doc_id = doc_id_for(source)
         removed = self._registry.delete(doc_id)
         self._store.delete_document(doc_id)
+        self._bm25.delete_document(doc_id)
         return removed
+
+    def rebuild_keyword_index(self) -> int:
+        """Refill the BM25 index from the vector store (after its files were lost or it fell out of step)."""
+        self._bm25.clear()
+        for batch in self._store.iter_chunks():
+            self._bm25.add(
+                [c.chunk_id for c in batch],
+                [c.text for c in batch],
+                [c.doc_id for c in batch],
+                [c.content_hash for c in batch],
+            )
+        return len(self._bm25)

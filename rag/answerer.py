@@ -1,5 +1,5 @@
-"""Ask: retrieve → refuse without the LLM when nothing is relevant → stream a grounded answer →
-validate its citations."""
+"""Ask: rewrite a follow-up → retrieve → refuse without the LLM when nothing is relevant → stream a
+grounded answer → validate its citations → remember the turn."""
 
 from __future__ import annotations
 
@@ -7,10 +7,13 @@ import time
 from collections.abc import Callable, Iterator
 
 from rag.citations import is_refusal, resolve_citations
-from rag.llm.base import LLM, LLMError
-from rag.prompting import build_messages
-from rag.retriever import DenseRetriever
-from ragchat.schemas import Answer, Hit, ModelInfo
+from rag.context_budget import fit_hits, source_budget
+from rag.conversations import ConversationStore
+from rag.llm.base import LLM, ChatMessage, LLMError
+from rag.prompting import SYSTEM_PROMPT, build_messages
+from rag.query_rewriter import HISTORY_TURNS, rewrite_query
+from rag.retriever import HybridRetriever
+from ragchat.schemas import Answer, ModelInfo, Retrieval
 from ragchat.settings import REFUSAL_TEXT, Settings
 
 
@@ -20,12 +23,12 @@ class AnswerStream:
     def __init__(
         self,
         question: str,
-        hits: list[Hit],
+        retrieval: Retrieval,
         token_source: Iterator[str] | None,
         finish: Callable[[str, str | None], Answer],
     ) -> None:
         self.question = question
-        self.hits = hits
+        self.retrieval = retrieval
         self._source = token_source
         self._finish = finish
         self._answer: Answer | None = None
@@ -57,21 +60,44 @@ class Answerer:
     def __init__(
         self,
         settings: Settings,
-        retriever: DenseRetriever,
+        retriever: HybridRetriever,
+        conversations: ConversationStore,
         llm_factory: Callable[[], LLM],
         models: Callable[[], ModelInfo],
     ) -> None:
         self._settings = settings
         self._retriever = retriever
+        self._conversations = conversations
         self._llm_factory = llm_factory
         self._models = models
 
-    def ask(self, question: str) -> AnswerStream:
+    def ask(
+        self,
+        question: str,
+        session_id: str | None = None,
+        bm25_weight: float | None = None,
+        rerank: bool = True,
+    ) -> AnswerStream:
+        """Rewrite a follow-up (only with history) → retrieve → refuse without the LLM when nothing is
+        relevant → stream an answer from the chunks that fit the context budget."""
         started = time.perf_counter()
         timings: dict[str, float] = {}
-        candidates = self._retriever.search(question, self._settings.top_k)
-        timings["retrieve_ms"] = _ms(started)
-        hits = [h for h in candidates if (h.scores.dense or 0.0) >= self._settings.min_relevance]
+        history = self._conversations.history(session_id, last=HISTORY_TURNS) if session_id else []
+        search_query = question
+        if history:
+            llm = self._load_llm(timings)
+            mark = time.perf_counter()
+            search_query = rewrite_query(llm, question, history)
+            timings["rewrite_ms"] = _ms(mark)
+        weight = self._settings.bm25_weight if bm25_weight is None else bm25_weight
+        retrieval = self._retriever.search(search_query, self._settings.top_k, weight, rerank)
+        timings["retrieve_ms"] = retrieval.timings_ms.get("search_ms", 0.0)
+        relevant = [h for h in retrieval.hits if (h.scores.dense or 0.0) >= self._settings.min_relevance]
+        fixed = SYSTEM_PROMPT + question + search_query
+        budget = source_budget(
+            self._settings.llm_context, self._settings.llm_max_tokens, fixed, self._settings.context_tokens
+        )
+        hits = fit_hits(relevant, budget)
 
         def finish(text: str, error: str | None) -> Answer:
             timings["total_ms"] = _ms(started)
@@ -82,27 +108,35 @@ class Answerer:
                 answer_text, citations = f"The model could not answer: {error}", []
             else:
                 answer_text, citations = resolve_citations(text, hits)
-            return Answer(
+            answer = Answer(
                 question=question,
-                search_query=question,
+                search_query=search_query,
+                session_id=session_id,
                 answer=answer_text,
                 refused=refused,
                 citations=citations,
                 timings_ms=timings,
-                models=self._models(),
+                models=self._models().model_copy(update={"reranker": retrieval.reranker}),
                 error=error,
-                hits=candidates,
+                hits=retrieval.candidates,
             )
+            if session_id:
+                self._conversations.append(session_id, answer)
+            return answer
 
         if not hits:
-            return AnswerStream(question, candidates, None, finish)
-        return AnswerStream(question, candidates, self._generate(question, hits, started, timings), finish)
+            return AnswerStream(question, retrieval, None, finish)
+        messages = build_messages(question, hits, search_query)
+        return AnswerStream(question, retrieval, self._generate(messages, started, timings), finish)
 
-    def _generate(self, question: str, hits: list[Hit], started: float, timings: dict[str, float]) -> Iterator[str]:
-        load_started = time.perf_counter()
+    def _load_llm(self, timings: dict[str, float]) -> LLM:
+        mark = time.perf_counter()
         llm = self._llm_factory()
-        timings["llm_load_ms"] = _ms(load_started)
-        messages = build_messages(question, hits)
+        timings["llm_load_ms"] = timings.get("llm_load_ms", 0.0) + _ms(mark)
+        return llm
+
+    def _generate(self, messages: list[ChatMessage], started: float, timings: dict[str, float]) -> Iterator[str]:
+        llm = self._load_llm(timings)
         generation_started = time.perf_counter()
         first = True
         for token in llm.stream(messages, self._settings.llm_max_tokens, self._settings.llm_temperature):
@@ -111,6 +145,11 @@ class Answerer:
                 first = False
             yield token
         timings["generate_ms"] = _ms(generation_started)
+        prompt = getattr(llm, "last_timings", {})
+        if prompt.get("prompt_n") is not None:
+            # llama.cpp: prompt tokens processed now vs reused from its cache (the system prompt).
+            timings["prompt_tokens"] = float(prompt["prompt_n"])
+            timings["cached_prompt_tokens"] = float(prompt.get("cache_n", 0))
 
 
 def _ms(since: float) -> float:

@@ -24,9 +24,12 @@ def format_source(number: int, hit: Hit) -> str:
     return f"[{number}] ({where})\n{chunk.text.strip()}"
 
 
-def build_messages(question: str, hits: list[Hit]) -> list[ChatMessage]:
+def build_messages(question: str, hits: list[Hit], search_query: str | None = None) -> list[ChatMessage]:
+    """System prompt first and unchanged between questions, so llama.cpp reuses its cached prefix;
+    everything that varies goes in the user message."""
     sources = "\n\n".join(format_source(n, hit) for n, hit in enumerate(hits, start=1))
-    user = (
-        f"<sources>\n{sources}\n</sources>\n\nQuestion: {question}\nAnswer from the sources above, citing them as [n]."
-    )
+    asked = f"Question: {question}"
+    if search_query and search_query != question:
+        asked += f"\n(This follows an earlier exchange; on its own it means: {search_query})"
+    user = f"<sources>\n{sources}\n</sources>\n\n{asked}\nAnswer from the sources above, citing them as [n]."
     return [ChatMessage(role="system", content=SYSTEM_PROMPT), ChatMessage(role="user", content=user)]

@@ -1,28 +1,111 @@
-"""Dense retrieval over the vector store, limited to registered document versions."""
+"""Hybrid retrieval: BM25 and dense candidates → fusion → optional cross-encoder → top k.
+
+Both retrievers return `settings.candidates` chunks; only chunks of the registered version of a
+document survive (a half-ingested or replaced version may still sit in the stores). Every candidate
+gets its cosine similarity to the query, including BM25-only ones (from the stored embedding), so
+the refusal gate and the transparency table have one comparable number for all.
+"""
 
 from __future__ import annotations
 
+import time
+
+import numpy as np
+
 from ingestion.registry import Registry
+from rag.bm25_index import BM25Index
 from rag.embedder import Embedder
+from rag.fusion import FusionRule, fuse, ranks
+from rag.reranker import Reranker
 from rag.vector_store import ChromaStore
-from ragchat.schemas import Hit, Scores
+from ragchat.schemas import Chunk, Hit, Retrieval, Scores
 
 
-class DenseRetriever:
-    def __init__(self, embedder: Embedder, store: ChromaStore, registry: Registry) -> None:
+class HybridRetriever:
+    def __init__(
+        self,
+        embedder: Embedder,
+        store: ChromaStore,
+        bm25: BM25Index,
+        registry: Registry,
+        reranker: Reranker | None,
+        reranker_label: str,
+        candidates: int,
+        fusion: FusionRule,
+    ) -> None:
         self._embedder = embedder
         self._store = store
+        self._bm25 = bm25
         self._registry = registry
+        self._reranker = reranker
+        self._reranker_label = reranker_label
+        self._candidates = candidates
+        self._fusion: FusionRule = fusion
 
-    def search(self, query: str, k: int) -> list[Hit]:
+    def search(self, query: str, k: int, bm25_weight: float, rerank: bool = True) -> Retrieval:
+        started = time.perf_counter()
+        timings: dict[str, float] = {}
+        reranker = self._reranker if rerank else None
+        label = self._reranker_label if rerank else "none (turned off for this search)"
         live = self._registry.live_versions()
+        empty = Retrieval(
+            query=query, hits=[], candidates=[], bm25_weight=bm25_weight, fusion=self._fusion, reranker=label
+        )
         if not live:
-            return []
-        # Over-fetch: chunks of a half-ingested or replaced version may sit in the store.
-        candidates = self._store.query(self._embedder.embed_query(query), k * 2)
-        hits = [
-            Hit(chunk=chunk, scores=Scores(dense=similarity, fused=similarity))
-            for chunk, similarity in candidates
-            if live.get(chunk.doc_id) == chunk.content_hash
+            return empty
+
+        query_vector = np.asarray(self._embedder.embed_query(query), dtype=np.float32)
+        timings["embed_ms"] = _ms(started)
+        mark = time.perf_counter()
+        chunks: dict[str, Chunk] = {}
+        dense: dict[str, float] = {}
+        if bm25_weight < 1.0:
+            for chunk, similarity in self._store.query(query_vector.tolist(), self._candidates):
+                if live.get(chunk.doc_id) == chunk.content_hash:
+                    chunks[chunk.chunk_id] = chunk
+                    dense[chunk.chunk_id] = similarity
+        timings["dense_ms"] = _ms(mark)
+        mark = time.perf_counter()
+        bm25: dict[str, float] = dict(self._bm25.search(query, self._candidates)) if bm25_weight > 0.0 else {}
+        timings["bm25_ms"] = _ms(mark)
+
+        mark = time.perf_counter()
+        fused = fuse(bm25, dense, bm25_weight, self._fusion)
+        missing = [cid for cid in fused if cid not in chunks]
+        similarity = dict(dense)
+        for cid, (chunk, vector) in self._store.get(missing).items():
+            if live.get(chunk.doc_id) == chunk.content_hash:
+                chunks[cid] = chunk
+                similarity[cid] = _cosine(query_vector, vector)
+        bm25_ranks, dense_ranks = ranks(bm25), ranks(dense)
+        ordered = sorted((cid for cid in fused if cid in chunks), key=lambda cid: (-fused[cid], cid))
+        candidates = [
+            Hit(
+                chunk=chunks[cid],
+                scores=Scores(
+                    bm25=bm25.get(cid),
+                    bm25_rank=bm25_ranks.get(cid),
+                    dense=similarity.get(cid),
+                    dense_rank=dense_ranks.get(cid),
+                    fused=round(fused[cid], 6),
+                ),
+            )
+            for cid in ordered[: self._candidates]
         ]
-        return hits[:k]
+        timings["fuse_ms"] = _ms(mark)
+        if reranker is not None:
+            mark = time.perf_counter()
+            candidates = reranker.rerank(query, candidates)
+            timings["rerank_ms"] = _ms(mark)
+        timings["search_ms"] = _ms(started)
+        return empty.model_copy(update={"hits": candidates[:k], "candidates": candidates, "timings_ms": timings})
+
+
+def _cosine(query: np.ndarray, vector: list[float]) -> float:
+    other = np.asarray(vector, dtype=np.float32)
+    denominator = float(np.linalg.norm(query) * np.linalg.norm(other)) or 1.0
+    return float(query @ other) / denominator
+
+
+def _ms(since: float) -> float:
+    return round((time.perf_counter() - since) * 1000, 2)

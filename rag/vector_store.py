@@ -4,6 +4,7 @@ function, because Chroma's default one downloads a model."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from ragchat.schemas import Chunk
@@ -60,6 +61,23 @@ class ChromaStore:
             result["ids"][0], result["documents"][0], result["metadatas"][0], result["distances"][0], strict=False
         )
         return [(_from_metadata(cid, text, meta), 1.0 - dist) for cid, text, meta, dist in rows]
+
+    def get(self, chunk_ids: list[str]) -> dict[str, tuple[Chunk, list[float]]]:
+        """Chunks by id, with their stored embeddings (to score BM25-only hits by cosine too)."""
+        if not chunk_ids:
+            return {}
+        result = self._collection.get(ids=chunk_ids, include=["documents", "metadatas", "embeddings"])
+        rows = zip(result["ids"], result["documents"], result["metadatas"], result["embeddings"], strict=True)
+        return {cid: (_from_metadata(cid, text, meta), list(vector)) for cid, text, meta, vector in rows}
+
+    def iter_chunks(self, batch: int = 2000) -> Iterator[list[Chunk]]:
+        """Every stored chunk, a batch at a time (to rebuild the BM25 index after it was lost)."""
+        for offset in range(0, self.count(), batch):
+            result = self._collection.get(offset=offset, limit=batch, include=["documents", "metadatas"])
+            yield [
+                _from_metadata(cid, text, meta)
+                for cid, text, meta in zip(result["ids"], result["documents"], result["metadatas"], strict=True)
+            ]
 
 
 def _to_metadata(chunk: Chunk) -> dict[str, Any]:

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from ragchat.schemas import Scores
 from ragchat.settings import PROJECT_ROOT, get_settings
 
 
@@ -34,32 +35,54 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     return 1 if any(r.status == "failed" for r in results) else 0
 
 
+def _retrieval_flags(args: argparse.Namespace) -> dict[str, object]:
+    return {"bm25_weight": args.bm25_weight, "rerank": not args.no_rerank}
+
+
 def cmd_search(args: argparse.Namespace) -> int:
     service = _service()
+    flags = _retrieval_flags(args)
     if args.queries:
         with open(args.queries, encoding="utf-8") as handle:
             for line in handle:
                 if line.strip():
                     query = json.loads(line)
-                    hits = service.search(query["text"], args.k)
+                    hits = service.search(query["text"], args.k, **flags).hits
                     print(json.dumps({"id": query["id"], "hits": [h.to_contract() for h in hits]}, ensure_ascii=False))
         return 0
     if not args.query:
         print("search needs a QUERY or --queries FILE", file=sys.stderr)
         return 2
-    hits = service.search(args.query, args.k)
+    retrieval = service.search(args.query, args.k, **flags)
+    hits = retrieval.candidates if args.candidates else retrieval.hits
     if args.json:
         _print_json([h.to_contract() for h in hits])
-    else:
-        for rank, hit in enumerate(hits, start=1):
-            print(f"{rank}. {hit.chunk.source} ({hit.chunk.locator}) dense={hit.scores.dense:.3f}")
-            print(f"   {hit.chunk.text[:200].replace(chr(10), ' ')}")
+        return 0
+    for rank, hit in enumerate(hits, start=1):
+        print(f"{rank}. {hit.chunk.source} ({hit.chunk.locator})  {_scores_line(hit.scores)}")
+        print(f"   {hit.chunk.text[:200].replace(chr(10), ' ')}")
+    print(
+        f"\n(fusion {retrieval.fusion}, BM25 weight {retrieval.bm25_weight:g}, reranker: {retrieval.reranker}; "
+        f"{retrieval.timings_ms.get('search_ms', 0):.0f} ms)",
+        file=sys.stderr,
+    )
     return 0
+
+
+def _scores_line(scores: Scores) -> str:
+    parts = [
+        f"bm25 #{scores.bm25_rank}" if scores.bm25_rank else "bm25 –",
+        f"dense #{scores.dense_rank}" if scores.dense_rank else "dense –",
+        f"cos {scores.dense:.3f}" if scores.dense is not None else "",
+        f"fused {scores.fused:.4f}" if scores.fused is not None else "",
+        f"rerank {scores.rerank:.3f}" if scores.rerank is not None else "",
+    ]
+    return " · ".join(p for p in parts if p)
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
     service = _service()
-    stream = service.ask_stream(args.question)
+    stream = service.ask_stream(args.question, args.session, **_retrieval_flags(args))
     if args.json:
         answer = stream.result()
         _print_json(answer.model_dump(mode="json"))
@@ -76,7 +99,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
             print(f"\nThe model stopped early: {answer.error}", file=sys.stderr)
         for c in answer.citations:
             print(f"[{c.marker}] {c.source} · {c.locator}\n    “{c.snippet}”")
-        print(f"\n(model: {answer.models.llm})", file=sys.stderr)
+        if answer.search_query != answer.question:
+            print(f"\n(searched for: {answer.search_query})", file=sys.stderr)
+        print(f"(model: {answer.models.llm}; reranker: {answer.models.reranker})", file=sys.stderr)
     return 1 if answer.error else 0
 
 
@@ -140,11 +165,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("query", nargs="?")
     p.add_argument("-k", type=int, default=None)
     p.add_argument("--queries", help="JSONL file of {id, text}; prints one JSON line per query")
+    p.add_argument("--candidates", action="store_true", help="show every fused candidate, not only the top k")
+    _add_retrieval_flags(p)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_search)
 
     p = sub.add_parser("ask", help="a cited answer from the indexed documents")
     p.add_argument("question")
+    p.add_argument("--session", help="continue (or start) the conversation with this id")
+    _add_retrieval_flags(p)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_ask)
 
@@ -165,6 +194,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8501)
     p.set_defaults(func=cmd_ui)
     return parser
+
+
+def _add_retrieval_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--bm25-weight", type=float, default=None, help="share of BM25 in fusion, 0 (dense only) to 1 (BM25 only)"
+    )
+    parser.add_argument("--no-rerank", action="store_true", help="skip the cross-encoder for this query")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -88,8 +88,13 @@ class IngestResult(BaseModel):
 
 
 class Scores(BaseModel):
+    """How a chunk was found. A rank is None when that retriever did not return the chunk; dense is
+    the cosine similarity to the query for every candidate (it also gates refusal)."""
+
     bm25: float | None = None
+    bm25_rank: int | None = None
     dense: float | None = None
+    dense_rank: int | None = None
     fused: float | None = None
     rerank: float | None = None
 
@@ -112,6 +117,18 @@ class Hit(BaseModel):
         }
 
 
+class Retrieval(BaseModel):
+    """One search: the chunks for the model, and every candidate considered, in final order."""
+
+    query: str
+    hits: list[Hit]
+    candidates: list[Hit]
+    bm25_weight: float
+    fusion: str
+    reranker: str = Field(description="The cross-encoder that ran, or 'none (why)'.")
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+
+
 class Citation(BaseModel):
     """A checkable pointer from an answer to the chunk that supports it."""
 
@@ -131,7 +148,7 @@ class Citation(BaseModel):
 class ModelInfo(BaseModel):
     llm: str
     embedder: str
-    reranker: str = "none (not part of this pipeline yet)"
+    reranker: str
 
 
 class MemoryWrite(BaseModel):
@@ -143,7 +160,8 @@ class Answer(BaseModel):
     """The result of one question, in the `ragchat ask --json` shape."""
 
     question: str
-    search_query: str
+    search_query: str = Field(description="What was searched: the question, or its standalone rewrite.")
+    session_id: str | None = None
     answer: str
     refused: bool
     citations: list[Citation] = Field(default_factory=list)

@@ -60,8 +60,28 @@ class Settings(BaseSettings):
     chunk_size: int = Field(default=200, description="Target chunk size in tokens (LlamaIndex tokenizer).")
     chunk_overlap: int = 30
 
-    # Retrieval and answering
-    top_k: int = 4
+    # Retrieval (hybrid BM25 + dense, then an optional cross-encoder)
+    top_k: int = Field(default=4, description="Chunks given to the answering model.")
+    candidates: int = Field(default=20, description="Chunks each retriever returns for fusion and reranking.")
+    bm25_weight: float = Field(default=0.5, ge=0.0, le=1.0, description="Share of BM25 in fusion; 0 is dense-only.")
+    fusion: Literal["rrf", "convex"] = Field(
+        default="rrf", description="rrf: weighted reciprocal-rank fusion; convex: min-max normalized scores."
+    )
+    reranker_model: str = Field(
+        default="ms-marco-MiniLM-L-12-v2",
+        description="FlashRank model: ms-marco-MiniLM-L-12-v2, or ms-marco-TinyBERT-L-2-v2 (faster); none: off.",
+    )
+    reranker_dir: Path = Field(
+        default=Path.home() / ".cache" / "ragchat" / "flashrank", description="FlashRank cache: <dir>/<model name>/."
+    )
+    reranker_download: bool = Field(default=False, description="Let FlashRank download a missing model.")
+    reranker_max_length: int = 512
+
+    # Answering
+    context_tokens: int = Field(
+        default=1500,
+        description="Most tokens of sources in a prompt (also capped by llm_context): predictable first-token time.",
+    )
     min_relevance: float = Field(
         default=0.25,
         description="Cosine similarity the best chunk must reach; below it the answer is the refusal and no LLM runs.",
@@ -79,8 +99,12 @@ class Settings(BaseSettings):
 
     @property
     def db_path(self) -> Path:
-        """SQLite file holding the document registry (and, later, conversations and logs)."""
+        """SQLite file holding the document registry and the conversations."""
         return self.home / "ragchat.sqlite3"
+
+    @property
+    def bm25_path(self) -> Path:
+        return self.home / "bm25_index"
 
 
 def get_settings(**overrides: object) -> Settings:

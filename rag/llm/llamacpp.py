@@ -41,6 +41,9 @@ class LlamaCppLLM(LLM):
             "stream": True,
             "max_tokens": max_tokens,
             "temperature": temperature,
+            # Reuse the KV cache of the longest common prefix with the previous prompt: the fixed
+            # system prompt is processed once, not on every question.
+            "cache_prompt": True,
         }
         tokens: queue.Queue[Any] = queue.Queue()
         cancelled = threading.Event()

@@ -51,7 +51,11 @@ def test_ingest_is_idempotent_and_docs_lists_files(indexed: Path) -> None:
 def test_search_single_and_batch(indexed: Path, tmp_path: Path) -> None:
     hits = json.loads(ragchat("search", "Westland Q2 revenue", "-k", "2", "--json").stdout)
     assert hits[0]["source"] == "report.pdf" and hits[0]["page"] == 2
-    assert set(hits[0]["scores"]) == {"bm25", "dense", "fused", "rerank"}
+    scores = hits[0]["scores"]
+    assert {"bm25", "dense", "fused", "rerank"} <= set(scores)
+    # Found by both retrievers; no cross-encoder is installed in the test home, so no rerank score.
+    assert scores["bm25_rank"] >= 1 and scores["dense_rank"] >= 1 and scores["bm25"] > 0
+    assert scores["rerank"] is None
     queries = tmp_path / "q.jsonl"
     queries.write_text('{"id": "a", "text": "fire drills"}\n{"id": "b", "text": "cold storage plans"}\n')
     lines = [json.loads(line) for line in ragchat("search", "--queries", str(queries), "-k", "1").stdout.splitlines()]

@@ -1,0 +1,288 @@
+"""A persistent, incremental BM25 index over the same chunks as the vector store.
+
+Built like a small Lucene: the index is a list of immutable *segments*. Each segment is a sparse
+term-frequency matrix in CSC form (one column per term, so a query term is one slice) with the chunk
+ids, document ids and document-version hashes of its rows, saved as one `.npz`. Adding a document
+writes one new segment and never touches the others; deleting one flips rows off in the segment's
+`alive` mask. When there are more than `MAX_SEGMENTS`, the smallest are merged (rows are copied, no
+text is re-tokenized). BM25 itself is computed at query time from the live rows, so IDF and average
+length are always exact after deletes.
+
+Every write commits by atomically replacing `manifest.json`; files it does not name are leftovers of
+an interrupted write and are removed on the next commit. Start-up loads the vocabulary and the
+segments with numpy: nothing is re-read from Chroma.
+
+Why not rank-bm25 or bm25s: both index a fixed corpus (an add or delete rebuilds everything), and
+rank-bm25 scores with a Python loop over every document; bench/retrieval.py measures all three.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from scipy import sparse
+
+from rag.bm25_tokenizer import tokenize
+
+MAX_SEGMENTS = 8
+FORMAT_VERSION = 1
+
+
+@dataclass
+class Segment:
+    name: str
+    tf: sparse.csc_matrix  # rows: chunks, columns: term ids (may be fewer than the vocabulary)
+    lengths: np.ndarray  # terms per chunk
+    chunk_ids: np.ndarray
+    doc_ids: np.ndarray
+    hashes: np.ndarray
+    alive: np.ndarray  # bool per row
+    mask_file: str = ""  # where `alive` is saved; empty until the next commit writes it
+
+    @property
+    def live_count(self) -> int:
+        return int(self.alive.sum())
+
+
+class BM25Index:
+    """Okapi BM25 (k1, b) with Lucene's non-negative IDF. Thread-safe; writes are serialized."""
+
+    def __init__(self, directory: Path, k1: float = 1.2, b: float = 0.75) -> None:
+        self.directory = directory
+        self.k1 = k1
+        self.b = b
+        self._lock = threading.RLock()
+        self._terms: dict[str, int] = {}
+        self._vocab: list[str] = []
+        self._segments: list[Segment] = []
+        directory.mkdir(parents=True, exist_ok=True)
+        self._load()
+
+    # ---- reading -------------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return sum(s.live_count for s in self._segments)
+
+    @property
+    def segment_count(self) -> int:
+        return len(self._segments)
+
+    def search(self, query: str, k: int) -> list[tuple[str, float]]:
+        """The k best (chunk_id, score) pairs, best first; chunks sharing no term are not returned."""
+        term_ids = sorted({self._terms[t] for t in tokenize(query) if t in self._terms})
+        with self._lock:
+            segments = list(self._segments)
+        total = sum(s.live_count for s in segments)
+        if not term_ids or total == 0:
+            return []
+        avg_length = sum(float(s.lengths[s.alive].sum()) for s in segments) / total
+        results: list[tuple[float, str]] = []
+        scores = [np.zeros(s.tf.shape[0], dtype=np.float32) for s in segments]
+        norms = [self.k1 * (1 - self.b + self.b * s.lengths / avg_length) for s in segments]
+        for term_id in term_ids:
+            postings = [_column(s, term_id) for s in segments]
+            df = sum(int(s.alive[rows].sum()) for s, (rows, _) in zip(segments, postings, strict=True))
+            if df == 0:
+                continue
+            idf = np.log(1 + (total - df + 0.5) / (df + 0.5))
+            for segment_scores, norm, (rows, tf) in zip(scores, norms, postings, strict=True):
+                segment_scores[rows] += idf * tf * (self.k1 + 1) / (tf + norm[rows])
+        for segment, segment_scores in zip(segments, scores, strict=True):
+            segment_scores[~segment.alive] = 0
+            candidates = np.flatnonzero(segment_scores > 0)
+            if candidates.size > k:
+                candidates = candidates[np.argpartition(-segment_scores[candidates], k - 1)[:k]]
+            results.extend((float(segment_scores[i]), str(segment.chunk_ids[i])) for i in candidates)
+        results.sort(key=lambda pair: (-pair[0], pair[1]))
+        return [(chunk_id, score) for score, chunk_id in results[:k]]
+
+    # ---- writing -------------------------------------------------------------------------------
+    def add(self, chunk_ids: list[str], texts: list[str], doc_ids: list[str], hashes: list[str]) -> None:
+        """Index new chunks as one segment. Re-adding a chunk id replaces the old row."""
+        if not chunk_ids:
+            return
+        tokenized = [tokenize(text) for text in texts]
+        with self._lock:
+            vocab_before = len(self._vocab)
+            rows: list[int] = []
+            cols: list[int] = []
+            for row, terms in enumerate(tokenized):
+                for term in terms:
+                    term_id = self._terms.get(term)
+                    if term_id is None:
+                        term_id = self._terms[term] = len(self._vocab)
+                        self._vocab.append(term)
+                    rows.append(row)
+                    cols.append(term_id)
+            tf = sparse.csc_matrix(
+                (np.ones(len(rows), dtype=np.float32), (rows, cols)), shape=(len(chunk_ids), len(self._vocab))
+            )
+            tf.sum_duplicates()
+            self._kill(lambda s: np.isin(s.chunk_ids, chunk_ids))
+            self._segments.append(
+                Segment(
+                    name=_new_name(),
+                    tf=tf,
+                    lengths=np.array([len(t) for t in tokenized], dtype=np.float32),
+                    chunk_ids=np.array(chunk_ids),
+                    doc_ids=np.array(doc_ids),
+                    hashes=np.array(hashes),
+                    alive=np.ones(len(chunk_ids), dtype=bool),
+                )
+            )
+            self._merge_small_segments()
+            self._append_vocab(self._vocab[vocab_before:])
+            self._commit()
+
+    def delete_document(self, doc_id: str, keep_hash: str | None = None) -> int:
+        """Remove a document's chunks; with keep_hash, only those of its other versions."""
+
+        def match(segment: Segment) -> np.ndarray:
+            hit = segment.doc_ids == doc_id
+            return hit & (segment.hashes != keep_hash) if keep_hash is not None else hit
+
+        with self._lock:
+            removed = self._kill(match)
+            if removed:
+                self._commit()
+            return removed
+
+    def clear(self) -> None:
+        with self._lock:
+            self._segments = []
+            self._terms, self._vocab = {}, []
+            self._commit()
+            (self.directory / "vocab.txt").write_text("", encoding="utf-8")
+
+    # ---- internals -----------------------------------------------------------------------------
+    def _kill(self, predicate: Callable[[Segment], np.ndarray]) -> int:
+        """Turn matching live rows off. Masks are replaced, never edited, so a reader or an
+        uncommitted write never sees half a change; each changed mask gets a new file at commit."""
+        removed = 0
+        for segment in self._segments:
+            match = predicate(segment) & segment.alive
+            if match.any():
+                removed += int(match.sum())
+                segment.alive = segment.alive & ~match
+                segment.mask_file = ""
+        return removed
+
+    def _merge_small_segments(self) -> None:
+        """Keep at most MAX_SEGMENTS: merge the smallest ones (by live rows) into one, dropping dead rows."""
+        self._segments = [s for s in self._segments if s.live_count > 0]
+        if len(self._segments) <= MAX_SEGMENTS:
+            return
+        by_size = sorted(self._segments, key=lambda s: s.live_count)
+        merging = by_size[: len(self._segments) - MAX_SEGMENTS + 1]
+        width = len(self._vocab)
+        merged = Segment(
+            name=_new_name(),
+            tf=sparse.vstack([_widen(s.tf[s.alive], width) for s in merging], format="csc"),
+            lengths=np.concatenate([s.lengths[s.alive] for s in merging]),
+            chunk_ids=np.concatenate([s.chunk_ids[s.alive] for s in merging]),
+            doc_ids=np.concatenate([s.doc_ids[s.alive] for s in merging]),
+            hashes=np.concatenate([s.hashes[s.alive] for s in merging]),
+            alive=np.ones(sum(s.live_count for s in merging), dtype=bool),
+        )
+        names = {s.name for s in merging}
+        self._segments = [s for s in self._segments if s.name not in names] + [merged]
+
+    def _append_vocab(self, terms: list[str]) -> None:
+        if terms:
+            with (self.directory / "vocab.txt").open("a", encoding="utf-8") as handle:
+                handle.write("".join(f"{t}\n" for t in terms))
+                handle.flush()
+                os.fsync(handle.fileno())
+
+    def _commit(self) -> None:
+        """Write new segments and masks under fresh names, then switch the manifest to them."""
+        for segment in self._segments:
+            if not (self.directory / f"{segment.name}.npz").exists():
+                tf = segment.tf
+                np.savez(
+                    self.directory / f"{segment.name}.npz",
+                    indptr=tf.indptr,
+                    indices=tf.indices,
+                    data=tf.data,
+                    shape=np.array(tf.shape),
+                    lengths=segment.lengths,
+                    chunk_ids=segment.chunk_ids,
+                    doc_ids=segment.doc_ids,
+                    hashes=segment.hashes,
+                )
+            if not segment.mask_file:
+                segment.mask_file = f"{segment.name}.{uuid.uuid4().hex[:8]}.alive.npy"
+                np.save(self.directory / segment.mask_file, segment.alive)
+        manifest = {
+            "format": FORMAT_VERSION,
+            "vocab_size": len(self._vocab),
+            "segments": [{"name": s.name, "mask": s.mask_file} for s in self._segments],
+        }
+        path = self.directory / "manifest.json"
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(manifest), encoding="utf-8")
+        os.replace(tmp, path)
+        keep = {"manifest.json", "vocab.txt"}
+        keep |= {name for s in self._segments for name in (f"{s.name}.npz", s.mask_file)}
+        for leftover in self.directory.iterdir():
+            if leftover.name not in keep:
+                leftover.unlink(missing_ok=True)
+
+    def _load(self) -> None:
+        path = self.directory / "manifest.json"
+        if not path.exists():
+            return
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+        if manifest.get("format") != FORMAT_VERSION:
+            raise ValueError(f"BM25 index format {manifest.get('format')} in {self.directory} is not supported")
+        vocab_path = self.directory / "vocab.txt"
+        vocab = vocab_path.read_text(encoding="utf-8").split("\n")[:-1]
+        self._vocab = vocab[: manifest["vocab_size"]]
+        if len(vocab) != len(self._vocab):  # terms appended by a write that never committed
+            vocab_path.write_text("".join(f"{t}\n" for t in self._vocab), encoding="utf-8")
+        self._terms = {term: i for i, term in enumerate(self._vocab)}
+        for entry in manifest["segments"]:
+            with np.load(self.directory / f"{entry['name']}.npz") as data:
+                tf = sparse.csc_matrix(
+                    (data["data"], data["indices"], data["indptr"]), shape=tuple(int(x) for x in data["shape"])
+                )
+                self._segments.append(
+                    Segment(
+                        name=entry["name"],
+                        tf=tf,
+                        lengths=data["lengths"],
+                        chunk_ids=data["chunk_ids"],
+                        doc_ids=data["doc_ids"],
+                        hashes=data["hashes"],
+                        alive=np.load(self.directory / entry["mask"]),
+                        mask_file=entry["mask"],
+                    )
+                )
+
+
+def _column(segment: Segment, term_id: int) -> tuple[np.ndarray, np.ndarray]:
+    """Rows containing the term, and the term's frequency in each."""
+    tf = segment.tf
+    if term_id >= tf.shape[1]:
+        return np.empty(0, dtype=np.int32), np.empty(0, dtype=np.float32)
+    begin, end = tf.indptr[term_id], tf.indptr[term_id + 1]
+    return tf.indices[begin:end], tf.data[begin:end]
+
+
+def _widen(matrix: sparse.spmatrix, width: int) -> sparse.csc_matrix:
+    """Older segments have fewer term columns than the vocabulary has now."""
+    csc = sparse.csc_matrix(matrix)
+    if csc.shape[1] == width:
+        return csc
+    indptr = np.concatenate([csc.indptr, np.full(width - csc.shape[1], csc.indptr[-1], dtype=csc.indptr.dtype)])
+    return sparse.csc_matrix((csc.data, csc.indices, indptr), shape=(csc.shape[0], width))
+
+
+def _new_name() -> str:
+    return f"seg-{uuid.uuid4().hex[:12]}"

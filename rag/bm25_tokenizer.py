@@ -1,0 +1,61 @@
+"""Terms for BM25: the same function tokenizes chunks at ingest and queries at search time.
+
+Case, accents and punctuation are folded away ("Café," → "cafe"); words are stemmed (Snowball,
+English) so "limitations" finds "limitation"; numbers and codes stay whole and are also split into
+their parts, so "$50M" matches "50M" and "50 million", "Q4 2025" matches "Q4", "v2.3" matches
+"version 2.3", and "1,000" matches "1000".
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+import Stemmer
+
+# Runs of letters/digits, joined by '.', ',', '-', '/' or "'" only *inside* the run ("v2.3", "1,000",
+# "covid-19"); a currency or percent sign is dropped by the fold below.
+_RAW = re.compile(r"\w+(?:[.,\-/'’]\w+)*")
+_PARTS = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+")
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
+
+STOPWORDS = frozenset(
+    """a an and are as at be but by for from has have he her his i if in into is it its of on or our she
+    so than that the their them then there these they this to was we were what when where which who whom
+    why will with you your do does did not no can could would should may might must shall been being am
+    how about over under again further once here all any both each few more most other some such only own
+    same too very s t just don now""".split()
+)
+
+# PyStemmer (the Snowball C library): nltk's pure-Python stemmer takes ~4 s just to import.
+_stemmer = Stemmer.Stemmer("english")
+
+
+@lru_cache(maxsize=262_144)
+def _stem(word: str) -> str:
+    return _stemmer.stemWord(word)
+
+
+@lru_cache(maxsize=262_144)
+def _fold(text: str) -> str:
+    """Lower case without accents: NFKD, then drop combining marks."""
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def tokenize(text: str) -> list[str]:
+    terms: list[str] = []
+    for match in _RAW.finditer(text):
+        raw = _THOUSANDS.sub("", _fold(match.group()))
+        parts = _PARTS.findall(raw)
+        if len(parts) == 1 and parts[0] == raw:
+            if raw.isdigit() or raw not in STOPWORDS:
+                terms.append(raw if raw[0].isdigit() else _stem(raw))
+            continue
+        # A compound ("q4", "v2.3", "covid-19", "50m"): keep it whole, and add its meaningful parts.
+        terms.append(raw.replace("_", ""))
+        for part in parts:
+            if part[0].isdigit() or (len(part) > 1 and part not in STOPWORDS):
+                terms.append(part if part[0].isdigit() else _stem(part))
+    return terms

@@ -1,0 +1,98 @@
+"""Conversations persist in the same SQLite file as the registry, so `ragchat ask --session ID` and
+the app continue where they left off after a restart."""
+
+from __future__ import annotations
+
+import sqlite3
+import uuid
+from contextlib import closing
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from ragchat.schemas import Answer
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS turns (
+    session_id TEXT NOT NULL,
+    turn INTEGER NOT NULL,
+    question TEXT NOT NULL,
+    search_query TEXT NOT NULL,
+    answer_json TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (session_id, turn)
+)
+"""
+
+
+class Turn(BaseModel):
+    question: str
+    search_query: str
+    answer: Answer
+
+
+class SessionSummary(BaseModel):
+    session_id: str
+    title: str
+    turns: int
+    updated_at: datetime
+
+
+class ConversationStore:
+    def __init__(self, db_path: Path) -> None:
+        db_path.parent.mkdir(parents=True, exist_ok=True)
+        self._path = db_path
+        with closing(self._connect()) as conn, conn:
+            conn.execute(_SCHEMA)
+
+    def _connect(self) -> sqlite3.Connection:
+        return sqlite3.connect(self._path, timeout=30)
+
+    @staticmethod
+    def new_session_id() -> str:
+        return uuid.uuid4().hex[:12]
+
+    def history(self, session_id: str, last: int | None = None) -> list[Turn]:
+        """The session's turns, oldest first (only the last `last` when given)."""
+        with closing(self._connect()) as conn:
+            rows = conn.execute(
+                "SELECT question, search_query, answer_json FROM turns WHERE session_id = ? ORDER BY turn DESC LIMIT ?",
+                (session_id, last if last is not None else -1),
+            ).fetchall()
+        return [Turn(question=q, search_query=s, answer=Answer.model_validate_json(a)) for q, s, a in reversed(rows)]
+
+    def append(self, session_id: str, answer: Answer) -> None:
+        with closing(self._connect()) as conn, conn:
+            (turn,) = conn.execute(
+                "SELECT COALESCE(MAX(turn), -1) + 1 FROM turns WHERE session_id = ?", (session_id,)
+            ).fetchone()
+            conn.execute(
+                "INSERT INTO turns VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    session_id,
+                    turn,
+                    answer.question,
+                    answer.search_query,
+                    answer.model_dump_json(),
+                    datetime.now(UTC).isoformat(timespec="seconds"),
+                ),
+            )
+
+    def sessions(self, limit: int = 50) -> list[SessionSummary]:
+        """Most recent first; the title is the session's first question."""
+        with closing(self._connect()) as conn:
+            rows = conn.execute(
+                """SELECT session_id, COUNT(*), MAX(created_at),
+                          (SELECT question FROM turns t2 WHERE t2.session_id = t.session_id ORDER BY turn LIMIT 1)
+                   FROM turns t GROUP BY session_id ORDER BY MAX(created_at) DESC LIMIT ?""",
+                (limit,),
+            ).fetchall()
+        return [
+            SessionSummary(session_id=sid, turns=n, updated_at=datetime.fromisoformat(at), title=title)
+            for sid, n, at, title in rows
+        ]
+
+    def delete(self, session_id: str) -> None:
+        with closing(self._connect()) as conn, conn:
+            conn.execute("DELETE FROM turns WHERE session_id = ?", (session_id,))
