@@ -4,16 +4,30 @@ asked. Without history there is nothing to resolve and no LLM call is made."""
 
 from __future__ import annotations
 
+import re
+
+from rag.bm25_tokenizer import tokenize
 from rag.conversations import Turn
 from rag.llm.base import LLM, ChatMessage
 
 REWRITE_SYSTEM = (
-    "You rewrite a follow-up question into one standalone search query for a document search engine. "
-    "Replace pronouns and references (it, its, they, that, the second one) with what they refer to in the "
-    "conversation. Keep the user's language and key terms. If the question already stands alone, repeat it "
-    "unchanged. Reply with the query only: no explanation, no quotes."
+    "Rewrite the user's follow-up question as one standalone search query. Replace words like it, its, "
+    "they, that and there with what they refer to in the conversation. Reply with the query only."
 )
+# One worked example: small models copy the instruction text back without it.
+EXAMPLE = [
+    ChatMessage(
+        role="user",
+        content="Conversation:\nUser: Who wrote the novel Dune?\nAssistant: Frank Herbert wrote Dune, published in 1965.\n\n"
+        "Follow-up question: and its sequel?\nStandalone search query:",
+    ),
+    ChatMessage(role="assistant", content="What is the sequel to the novel Dune by Frank Herbert?"),
+]
 HISTORY_TURNS = 3
+FOLLOW_UP_OPENERS = frozenset({"and", "also", "but", "so", "then", "what's", "how's"})
+REFERENCE_WORDS = frozenset(
+    "it its it's they them their theirs there that this those these he him his she her hers one ones same".split()
+)
 ANSWER_CHARS = 300
 
 
@@ -26,9 +40,29 @@ def rewrite_query(llm: LLM, question: str, history: list[Turn]) -> str:
         if not turn.answer.refused:
             lines.append(f"Assistant: {_shorten(turn.answer.answer)}")
     user = "Conversation:\n" + "\n".join(lines) + f"\n\nFollow-up question: {question}\nStandalone search query:"
-    messages = [ChatMessage(role="system", content=REWRITE_SYSTEM), ChatMessage(role="user", content=user)]
+    messages = [ChatMessage(role="system", content=REWRITE_SYSTEM), *EXAMPLE, ChatMessage(role="user", content=user)]
     reply = "".join(llm.stream(messages, max_tokens=64, temperature=0.0))
-    return clean_rewrite(reply, question)
+    rewrite = clean_rewrite(reply, question)
+    unresolved = set(tokenize(rewrite)) <= set(tokenize(question)) and looks_like_follow_up(question)
+    if unresolved or not grounded(rewrite, question, history):
+        # The model echoed the follow-up or drifted (copied the instructions, answered instead):
+        # search with the previous query plus the follow-up, which still finds the right passages.
+        return f"{history[-1].search_query} {question}"
+    return rewrite
+
+
+def looks_like_follow_up(question: str) -> bool:
+    """Short, or leaning on the conversation: "And in Q1?", "what about its limits", "who led them"."""
+    words = re.findall(r"[\w']+", question.lower())
+    return len(words) <= 4 or words[0] in FOLLOW_UP_OPENERS or bool(REFERENCE_WORDS.intersection(words))
+
+
+def grounded(rewrite: str, question: str, history: list[Turn]) -> bool:
+    """A usable rewrite reuses at least one term of the question or of the conversation."""
+    known = set(tokenize(question))
+    for turn in history[-HISTORY_TURNS:]:
+        known |= set(tokenize(turn.question)) | set(tokenize(turn.answer.answer))
+    return bool(set(tokenize(rewrite)) & known)
 
 
 def clean_rewrite(reply: str, question: str) -> str:

@@ -88,3 +88,26 @@ def test_delete_removes_a_document_from_search(indexed: Path) -> None:
     hits = json.loads(ragchat("search", "Westland Q2 revenue", "--json").stdout)
     assert all(h["source"] != "report.pdf" for h in hits)
     assert ragchat("delete", "report.pdf").returncode == 1
+
+
+def test_a_session_rewrites_follow_ups_and_persists(indexed: Path) -> None:
+    first = json.loads(
+        ragchat("ask", "What was the Q2 revenue of the Westland region?", "--session", "s1", "--json").stdout
+    )
+    assert first["session_id"] == "s1"
+    assert first["search_query"] == first["question"]  # no history yet: no rewrite, no LLM call for it
+    assert "rewrite_ms" not in first["timings_ms"]
+
+    follow = ragchat("ask", "And in Q1?", "--session", "s1", "--json")
+    assert follow.returncode == 0, follow.stderr
+    second = json.loads(follow.stdout)
+    assert second["question"] == "And in Q1?"
+    assert second["search_query"] != "And in Q1?" and second["timings_ms"]["rewrite_ms"] > 0
+    assert "westland" in second["search_query"].lower()  # the rewrite carries the subject over
+
+    from rag.conversations import ConversationStore
+    from ragchat.settings import get_settings
+
+    turns = ConversationStore(get_settings().db_path).history("s1")
+    assert [t.question for t in turns] == [first["question"], "And in Q1?"]
+    assert turns[1].search_query == second["search_query"]

@@ -1,0 +1,90 @@
+"""Hybrid retrieval on the real parts (embedded Chroma, packaged fastembed model): BM25 and Chroma stay
+in step through add, re-upload and delete, survive a restart, and the reranker is reported honestly."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ragchat.service import RagService
+from ragchat.settings import get_settings
+from tests.conftest import TINY_RERANKER_DIR
+from tests.fixtures import write_report_pdf
+
+PARTS = (
+    "# Parts list\n\n"
+    "Replacement pump seal X-7734 fits the 2019 compressor.\n\n"
+    "The coolant filter must be changed every 500 operating hours.\n"
+)
+
+
+@pytest.fixture
+def service(home: Path, tmp_path: Path) -> RagService:
+    svc = RagService(get_settings())
+    assert svc.ingest_paths([write_report_pdf(tmp_path / "report.pdf")])[0].status == "indexed"
+    assert svc.ingest_bytes("parts.md", PARTS.encode()).status == "indexed"
+    return svc
+
+
+def in_step(svc: RagService) -> bool:
+    return len(svc.bm25) == svc.store.count() == sum(d.chunks for d in svc.documents())
+
+
+def test_exact_codes_are_found_by_bm25_and_every_candidate_explains_itself(service: RagService) -> None:
+    result = service.search("X-7734 seal", k=3)
+    top = result.hits[0]
+    assert top.chunk.source == "parts.md" and "X-7734" in top.chunk.text
+    assert top.scores.bm25_rank == 1 and top.scores.bm25 and top.scores.bm25 > 0
+    assert all(h.scores.dense is not None and h.scores.fused is not None for h in result.candidates)
+    assert result.reranker.startswith("none (") and all(h.scores.rerank is None for h in result.candidates)
+    assert {"embed_ms", "bm25_ms", "dense_ms", "search_ms"} <= set(result.timings_ms)
+
+
+def test_weights_zero_and_one_reduce_to_one_retriever(service: RagService) -> None:
+    dense = service.search("how often is the filter replaced", k=5, bm25_weight=0.0).hits
+    assert dense and all(h.scores.bm25_rank is None and h.scores.dense_rank for h in dense)
+    assert [h.scores.dense_rank for h in dense] == list(range(1, len(dense) + 1))
+    keyword = service.search("how often is the filter replaced", k=5, bm25_weight=1.0).hits
+    assert keyword and all(h.scores.dense_rank is None and h.scores.bm25_rank for h in keyword)
+    assert [h.scores.bm25_rank for h in keyword] == list(range(1, len(keyword) + 1))
+
+
+def test_add_reupload_and_delete_keep_bm25_and_chroma_in_step(service: RagService) -> None:
+    assert in_step(service)
+    new_version = PARTS.replace("X-7734", "Z-9100")
+    assert service.ingest_bytes("parts.md", new_version.encode()).status == "indexed"
+    assert in_step(service)
+    assert service.search("X-7734", k=3, bm25_weight=1.0).hits == []
+    assert "Z-9100" in service.search("Z-9100", k=1, bm25_weight=1.0).hits[0].chunk.text
+    assert service.delete("parts.md")
+    assert in_step(service)
+    assert service.search("Z-9100", k=3, bm25_weight=1.0).hits == []
+
+
+def test_bm25_is_loaded_at_restart_and_rebuilt_if_lost(service: RagService) -> None:
+    before = [h.chunk.chunk_id for h in service.search("seal compressor", k=4).candidates]
+    restarted = RagService(get_settings())
+    assert len(restarted.bm25) == service.store.count()
+    assert [h.chunk.chunk_id for h in restarted.search("seal compressor", k=4).candidates] == before
+
+    shutil.rmtree(service.settings.bm25_path)
+    recovered = RagService(get_settings())
+    assert [h.chunk.chunk_id for h in recovered.search("seal compressor", k=4).candidates] == before
+    assert in_step(recovered)
+
+
+def test_reranker_fixture_runs_in_the_pipeline(home: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("RAGCHAT_RERANKER_DIR", str(TINY_RERANKER_DIR))
+    monkeypatch.setenv("RAGCHAT_RERANKER_MODEL", "ms-marco-TinyBERT-L-2-v2")
+    svc = RagService(get_settings())
+    svc.ingest_paths([write_report_pdf(tmp_path / "report.pdf")])
+    result = svc.search("forklift operators certification", k=2)
+    assert result.reranker == "flashrank · ms-marco-TinyBERT-L-2-v2"
+    assert "rerank_ms" in result.timings_ms
+    rerank = [h.scores.rerank for h in result.candidates]
+    assert all(r is not None for r in rerank) and rerank == sorted(rerank, reverse=True)
+    assert "Forklift" in result.hits[0].chunk.text
+    assert svc.search("forklift", k=2, rerank=False).reranker == "none (turned off for this search)"
+    assert svc.models().reranker == "flashrank · ms-marco-TinyBERT-L-2-v2"
