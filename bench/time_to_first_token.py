@@ -41,6 +41,7 @@ import argparse
 import gc
 import json
 import os
+import re
 import statistics
 import tempfile
 import time
@@ -49,9 +50,9 @@ from typing import Any
 
 from fpdf import FPDF
 
+from rag.context_budget import estimate_tokens
 from rag.llm.base import LLM
 from rag.llm.llamacpp import LlamaCppLLM
-from rag.prompting import build_messages
 from ragchat.service import RagService
 from ragchat.settings import get_settings
 
@@ -201,9 +202,10 @@ def ask_once(service: RagService, question: str, llm: LLM) -> dict[str, Any]:
     row["ttft_wall_ms"] = round(((first_at or ended) - started) * 1000, 1)
     if pieces > 1 and first_at is not None and ended > first_at:
         row["tokens_per_s"] = round((pieces - 1) / (ended - first_at), 2)
-    hits = [h for h in answer.hits if (h.scores.dense or 0.0) >= service.settings.min_relevance]
-    row["prompt_chars"] = sum(len(m.content) for m in build_messages(question, hits))
-    row["sources"] = len(hits)
+    prompt_text = "".join(m.content for m in stream.messages)
+    row["prompt_chars"] = len(prompt_text)
+    row["prompt_tokens_estimated"] = estimate_tokens(prompt_text)
+    row["sources"] = len(re.findall(r"^\[\d+\] \(", prompt_text, re.MULTILINE))
     if isinstance(llm, LlamaCppLLM) and llm.last_timings:  # llama.cpp's own prompt-token figures
         t = llm.last_timings
         row["prompt_tokens"] = int(t.get("prompt_n", 0) + t.get("cache_n", 0))
@@ -238,6 +240,15 @@ def bench_model(home: Path, model: str, questions: list[str], max_tokens: int | 
 
     warmup = ask_once(service, WARMUP_QUESTION, llm)
     rows = [ask_once(service, q, llm) for q in questions]
+    # The warm-up prompt is evaluated whole (nothing cached yet): its rate is the prefill rate, and
+    # prompt tokens ÷ that rate is the least time any first token can take without a prompt cache.
+    prefill_rate = None
+    if warmup.get("prefill_ms") and warmup.get("prompt_tokens_evaluated"):
+        prefill_rate = warmup["prompt_tokens_evaluated"] / (warmup["prefill_ms"] / 1000)
+        for row in rows:
+            if row.get("prompt_tokens") and row["ttft_ms"]:
+                row["ttft_limit_ms"] = round(row["prompt_tokens"] / prefill_rate * 1000, 1)
+                row["ttft_over_limit"] = round(row["ttft_ms"] / row["ttft_limit_ms"], 3)
 
     del llm, service
     gc.collect()
@@ -272,9 +283,21 @@ def bench_model(home: Path, model: str, questions: list[str], max_tokens: int | 
             [r["prompt_tokens_evaluated"] for r in answered if "prompt_tokens_evaluated" in r]
         ),
         "generated_tokens_median": median([r["generated_tokens"] for r in answered if "generated_tokens" in r]),
+        "prefill_tokens_per_s": round(prefill_rate, 1) if prefill_rate else None,
+        "ttft_over_limit_median": median_ratio([r["ttft_over_limit"] for r in answered if "ttft_over_limit" in r]),
+        "cached_prompt_tokens_median": median(
+            [r["prompt_tokens"] - r["prompt_tokens_evaluated"] for r in answered if "prompt_tokens" in r]
+        ),
+        "estimate_over_actual_tokens_median": median_ratio(
+            [r["prompt_tokens_estimated"] / r["prompt_tokens"] for r in answered if r.get("prompt_tokens")]
+        ),
         "rss_mb": {"before_load": rss_before, "loaded": rss_loaded, "after_free": rss_freed},
         "runs": rows,
     }
+
+
+def median_ratio(values: list[float]) -> float | None:
+    return round(statistics.median(values), 3) if values else None
 
 
 def fmt(value: Any, unit: str = "", scale: float = 1.0, digits: int = 2) -> str:
@@ -331,6 +354,16 @@ def print_report(results: list[dict[str, Any]], corpus: dict[str, Any]) -> None:
     print("(seconds; TTFT = question asked -> first streamed token, retrieval included, model load excluded;")
     print(" 1st TTFT = the warm-up question, not in the medians; tok/s = streamed tokens after the first /")
     print(" time from first to last token; prompt tok = llama.cpp prompt_n + cache_n; medians over the questions)")
+    print()
+    for r in results:
+        if "skipped" in r or not r.get("prefill_tokens_per_s"):
+            continue
+        print(
+            f"{r['model']}: prefill {r['prefill_tokens_per_s']:.0f} tok/s; median TTFT / (prompt tokens ÷ prefill "
+            f"rate) = {r['ttft_over_limit_median']} (goal ≤ 1.2; below 1 when the cached system prompt is "
+            f"skipped: median {r['cached_prompt_tokens_median']:.0f} tokens reused); estimated / actual prompt "
+            f"tokens = {r['estimate_over_actual_tokens_median']} (≥ 1: the context budget errs on the safe side)"
+        )
     ran = [r for r in results if "skipped" not in r and r["ttft_median_ms"]]
     if len(ran) > 1:
         base = ran[0]

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ragchat.schemas import DocumentRecord
+from ragchat.sqlite_db import SQLiteTables
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
@@ -24,17 +25,9 @@ CREATE TABLE IF NOT EXISTS documents (
 """
 
 
-class Registry:
+class Registry(SQLiteTables):
     def __init__(self, db_path: Path) -> None:
-        db_path.parent.mkdir(parents=True, exist_ok=True)
-        self._path = db_path
-        with closing(self._connect()) as conn, conn:
-            conn.execute(_SCHEMA)
-
-    def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self._path, timeout=30)
-        conn.row_factory = sqlite3.Row
-        return conn
+        super().__init__(db_path, _SCHEMA)
 
     def get(self, doc_id: str) -> DocumentRecord | None:
         with closing(self._connect()) as conn:

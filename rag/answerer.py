@@ -26,9 +26,11 @@ class AnswerStream:
         retrieval: Retrieval,
         token_source: Iterator[str] | None,
         finish: Callable[[str, str | None], Answer],
+        messages: list[ChatMessage] | None = None,
     ) -> None:
         self.question = question
         self.retrieval = retrieval
+        self.messages = messages or []  # the prompt sent to the model; empty when it was not asked
         self._source = token_source
         self._finish = finish
         self._answer: Answer | None = None
@@ -127,7 +129,7 @@ class Answerer:
         if not hits:
             return AnswerStream(question, retrieval, None, finish)
         messages = build_messages(question, hits, search_query)
-        return AnswerStream(question, retrieval, self._generate(messages, started, timings), finish)
+        return AnswerStream(question, retrieval, self._generate(messages, started, timings), finish, messages)
 
     def _load_llm(self, timings: dict[str, float]) -> LLM:
         mark = time.perf_counter()

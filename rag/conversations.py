@@ -3,7 +3,6 @@ the app continue where they left off after a restart."""
 
 from __future__ import annotations
 
-import sqlite3
 import uuid
 from contextlib import closing
 from datetime import UTC, datetime
@@ -12,6 +11,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from ragchat.schemas import Answer
+from ragchat.sqlite_db import SQLiteTables
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS turns (
@@ -39,15 +39,9 @@ class SessionSummary(BaseModel):
     updated_at: datetime
 
 
-class ConversationStore:
+class ConversationStore(SQLiteTables):
     def __init__(self, db_path: Path) -> None:
-        db_path.parent.mkdir(parents=True, exist_ok=True)
-        self._path = db_path
-        with closing(self._connect()) as conn, conn:
-            conn.execute(_SCHEMA)
-
-    def _connect(self) -> sqlite3.Connection:
-        return sqlite3.connect(self._path, timeout=30)
+        super().__init__(db_path, _SCHEMA)
 
     @staticmethod
     def new_session_id() -> str:

@@ -18,7 +18,8 @@ REWRITE_SYSTEM = (
 EXAMPLE = [
     ChatMessage(
         role="user",
-        content="Conversation:\nUser: Who wrote the novel Dune?\nAssistant: Frank Herbert wrote Dune, published in 1965.\n\n"
+        content="Conversation:\nUser: Who wrote the novel Dune?\n"
+        "Assistant: Frank Herbert wrote Dune, published in 1965.\n\n"
         "Follow-up question: and its sequel?\nStandalone search query:",
     ),
     ChatMessage(role="assistant", content="What is the sequel to the novel Dune by Frank Herbert?"),

@@ -59,3 +59,22 @@ def test_upload_ask_and_cite(home: Path, tmp_path: Path) -> None:
 
     # The model that answered is now named in the sidebar, not "not loaded yet".
     assert "qwen2.5-coder-0.5b" in _texts(at.sidebar)
+
+    # Retrieval transparency: every candidate with its ranks, and the reranker named honestly.
+    details = [e for e in at.expander if e.label.startswith("Retrieval details")]
+    assert len(details) == 1
+    table = details[0].dataframe[0].value
+    assert {"BM25 rank", "dense rank", "fused", "rerank"} <= set(table.columns)
+    assert table["source"].str.contains("report.pdf").all()
+    assert "Reranker: none (" in _texts(details[0])
+
+    # The sidebar controls feed the next search: BM25 weight 1 is keyword-only.
+    slider = next(s for s in at.sidebar.slider if s.label.startswith("Keyword (BM25) weight"))
+    slider.set_value(1.0).run()
+    assert next(t for t in at.sidebar.toggle if t.label.startswith("Rerank")).disabled
+    at.chat_input[0].set_value("And the South region?").run()
+    assert not at.exception
+    last = [e for e in at.expander if e.label.startswith("Retrieval details")][-1].dataframe[0].value
+    assert last["dense rank"].isna().all() and last["BM25 rank"].notna().all()
+    # The follow-up was searched as a standalone query and the app says what it searched for.
+    assert "Searched for:" in _texts([m for m in at.chat_message if m.name == "assistant"][-1])

@@ -1,0 +1,26 @@
+"""The one SQLite file in RAGCHAT_HOME (registry, conversations): a short-lived connection per
+operation, so the app's threads and a concurrent CLI never share one."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+
+class SQLiteTables:
+    """Base for a store that owns some tables of the file; creates them on first use."""
+
+    def __init__(self, db_path: Path, schema: str) -> None:
+        db_path.parent.mkdir(parents=True, exist_ok=True)
+        self._path = db_path
+        conn = self._connect()
+        try:
+            with conn:
+                conn.executescript(schema)
+        finally:
+            conn.close()
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self._path, timeout=30)
+        conn.row_factory = sqlite3.Row
+        return conn
