@@ -60,8 +60,10 @@ class Registry(SQLiteTables):
         return [_record(row) for row in rows]
 
     def live_versions(self) -> dict[str, str]:
-        """doc_id → content_hash of every fully indexed document version."""
-        return {record.doc_id: record.content_hash for record in self.all()}
+        """doc_id → content_hash of every fully indexed document version (read on every search, so
+        plain tuples: building records cost 22 ms at 2,000 documents)."""
+        with closing(self._connect()) as conn:
+            return dict(conn.execute("SELECT doc_id, content_hash FROM documents").fetchall())
 
 
 def now() -> datetime:

@@ -1,10 +1,11 @@
 """Fusing the BM25 and dense rankings with one weight, w = the share given to BM25.
 
 Two rules, both exact at the ends (w = 0 is dense-only, w = 1 is BM25-only, nothing else mixed in):
-- "rrf" (default), weighted reciprocal-rank fusion: score = w / (60 + rank_bm25) + (1 - w) / (60 + rank_dense).
-  It uses ranks only, so it does not care that BM25 scores are unbounded and cosines sit in a narrow band.
-- "convex": w · minmax(bm25) + (1 - w) · minmax(cosine) over the candidates; a chunk missing from one list
-  counts 0 there. bench/retrieval.py compares both; ARCHITECTURE.md records the choice.
+- "convex" (default): w · minmax(bm25) + (1 - w) · minmax(cosine) over each retriever's candidates; a
+  chunk missing from one list counts 0 there. It keeps how far apart the scores are, which ranks throw
+  away, and measured best (bench/retrieval.py; ARCHITECTURE.md has the table).
+- "rrf", weighted reciprocal-rank fusion: score = w / (60 + rank_bm25) + (1 - w) / (60 + rank_dense).
+  It uses ranks only, so it is immune to score scales but blind to a clear winner.
 """
 
 from __future__ import annotations
@@ -15,9 +16,7 @@ FusionRule = Literal["rrf", "convex"]
 RRF_K = 60
 
 
-def fuse(
-    bm25: dict[str, float], dense: dict[str, float], bm25_weight: float, rule: FusionRule = "rrf"
-) -> dict[str, float]:
+def fuse(bm25: dict[str, float], dense: dict[str, float], bm25_weight: float, rule: FusionRule) -> dict[str, float]:
     """Fused score per chunk id, from each retriever's {chunk_id: score}. Only chunks found by a
     retriever with a non-zero weight are scored."""
     if not 0.0 <= bm25_weight <= 1.0:

@@ -51,9 +51,8 @@ class ChromaStore:
         return self._collection.count()
 
     def query(self, embedding: list[float], k: int) -> list[tuple[Chunk, float]]:
-        """Nearest chunks with their cosine similarity (1 - cosine distance), best first."""
-        if self.count() == 0:
-            return []
+        """Nearest chunks with their cosine similarity (1 - cosine distance), best first. (An empty
+        collection answers with no rows; asking count() first cost a round trip per search.)"""
         result = self._collection.query(
             query_embeddings=[embedding], n_results=k, include=["documents", "metadatas", "distances"]
         )

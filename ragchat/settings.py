@@ -65,7 +65,7 @@ class Settings(BaseSettings):
     candidates: int = Field(default=20, description="Chunks each retriever returns for fusion and reranking.")
     bm25_weight: float = Field(default=0.5, ge=0.0, le=1.0, description="Share of BM25 in fusion; 0 is dense-only.")
     fusion: Literal["rrf", "convex"] = Field(
-        default="rrf", description="rrf: weighted reciprocal-rank fusion; convex: min-max normalized scores."
+        default="convex", description="convex: min-max normalized scores (measured best); rrf: weighted ranks."
     )
     reranker_model: str = Field(
         default="ms-marco-MiniLM-L-12-v2",

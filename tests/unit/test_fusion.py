@@ -34,7 +34,7 @@ def test_convex_normalizes_each_list_to_0_1() -> None:
 
 def test_weight_outside_0_1_is_rejected() -> None:
     with pytest.raises(ValueError, match="between 0 and 1"):
-        fuse(BM25, DENSE, 1.5)
+        fuse(BM25, DENSE, 1.5, "convex")
 
 
 def test_ranks_are_one_based_best_first() -> None:
