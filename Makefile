@@ -50,6 +50,7 @@ test: models lint
 bench: models-app
 	$(BIN)/python bench/ingest_throughput.py
 	$(BIN)/python bench/time_to_first_token.py
+	$(BIN)/python bench/retrieval.py
 
 lock: | $(UV)
 	$(UV) pip compile -q -p $(PYTHON) --no-header requirements.txt -o requirements.lock

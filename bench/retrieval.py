@@ -576,7 +576,7 @@ def run_size(n: int, args: argparse.Namespace, largest: bool) -> dict[str, Any]:
     vectors = random_vectors(n, SEED)
     queries = synthetic_queries(chunks, args.queries, SEED)
     log(f"  generated in {time.perf_counter() - started:.1f} s")
-    result: dict[str, Any] = {"n": n, "docs": len({c.doc_id for c in chunks})}
+    result: dict[str, Any] = {"n": n, "docs": len({c.doc_id for c in chunks}), "load_avg": [os.getloadavg()[0]]}
     with temporary_home(f"speed-{n}") as home:
         service = RagService(get_settings(home=home, reranker_dir=args.reranker_dir, candidates=CANDIDATES))
         result["load"] = bulk_load(service, chunks, vectors)
@@ -593,6 +593,7 @@ def run_size(n: int, args: argparse.Namespace, largest: bool) -> dict[str, Any]:
             log("  20-page PDF into this home and into an empty one")
             result["pdf"] = pdf_ingest(service, home.parent, args)
         del service
+    result["load_avg"].append(os.getloadavg()[0])
     return result
 
 
@@ -763,6 +764,7 @@ def speed_rows(r: dict[str, Any]) -> list[tuple[str, str]]:
     steps = start["parts"]
     parts = lat["hybrid_parts_ms"]
     return [
+        ("1-min load average at start → end of this size (2 CPUs)", f"{r['load_avg'][0]:.1f} → {r['load_avg'][1]:.1f}"),
         ("synthetic documents (registry rows)", f"{r['docs']:,}"),
         ("Chroma add, chunks/s", f"{r['n'] / load.store_s:,.0f}"),
         ("BM25 add, chunks/s", f"{r['n'] / load.bm25_s:,.0f}"),
