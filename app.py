@@ -190,10 +190,12 @@ def render_retrieval_settings(service: RagService) -> None:
         help="Share of keyword matching in the ranking: 0 uses meaning (embeddings) only, 1 keywords only.",
     )
     label = service.models().reranker
-    available = not label.startswith("none")
-    st.toggle("Rerank with the cross-encoder", key="rerank", disabled=not available, help=label)
-    if not available:
+    if label.startswith("none"):
+        # Shown off and disabled, never as a switched-on control that does nothing.
+        st.toggle("Rerank with the cross-encoder", value=False, disabled=True, key="rerank_unavailable")
         st.caption(f"Reranker: {label}")
+    else:
+        st.toggle("Rerank with the cross-encoder", key="rerank", help=label)
 
 
 def render_models(service: RagService) -> None:
