@@ -38,3 +38,16 @@ def test_registry_persists_across_instances(tmp_path: Path) -> None:
     Registry(tmp_path / "r.sqlite3").put(_record("a.pdf", "h1"))
     again = Registry(tmp_path / "r.sqlite3").get(doc_id_for("a.pdf"))
     assert again is not None and again.ingested_at.tzinfo is not None
+
+
+def test_live_versions_follow_writes_from_other_connections(tmp_path: Path) -> None:
+    """The map is cached per search, but a commit by any connection (another process's ingest) shows."""
+    reader, writer = Registry(tmp_path / "r.sqlite3"), Registry(tmp_path / "r.sqlite3")
+    writer.put(_record("a.txt", "h1"))
+    assert reader.live_versions() == {doc_id_for("a.txt"): "h1"}
+    writer.put(_record("a.txt", "h2"))
+    writer.put(_record("b.txt", "h3"))
+    assert reader.live_versions() == {doc_id_for("a.txt"): "h2", doc_id_for("b.txt"): "h3"}
+    writer.delete(doc_id_for("a.txt"))
+    assert reader.live_versions() == {doc_id_for("b.txt"): "h3"}
+
