@@ -3,6 +3,7 @@ grounded answer → validate its citations → remember the turn."""
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Iterator
 
@@ -11,10 +12,12 @@ from rag.context_budget import fit_hits, source_budget
 from rag.conversations import ConversationStore
 from rag.llm.base import LLM, ChatMessage, LLMError
 from rag.prompting import SYSTEM_PROMPT, build_messages
-from rag.query_rewriter import HISTORY_TURNS, rewrite_query
+from rag.query_rewriter import HISTORY_TURNS, fallback_query, rewrite_query
 from rag.retriever import HybridRetriever
 from ragchat.schemas import Answer, ModelInfo, Retrieval
 from ragchat.settings import REFUSAL_TEXT, Settings
+
+log = logging.getLogger(__name__)
 
 
 class AnswerStream:
@@ -87,9 +90,12 @@ class Answerer:
         history = self._conversations.history(session_id, last=HISTORY_TURNS) if session_id else []
         search_query = question
         if history:
-            llm = self._load_llm(timings)
             mark = time.perf_counter()
-            search_query = rewrite_query(llm, question, history)
+            try:
+                search_query = rewrite_query(self._load_llm(timings), question, history)
+            except Exception as exc:  # model missing, server down: still search, and let generation report it
+                log.warning("query rewriting failed (%s); searching with the previous query added", exc)
+                search_query = fallback_query(question, history)
             timings["rewrite_ms"] = _ms(mark)
         weight = self._settings.bm25_weight if bm25_weight is None else bm25_weight
         retrieval = self._retriever.search(search_query, self._settings.top_k, weight, rerank)

@@ -48,8 +48,13 @@ def rewrite_query(llm: LLM, question: str, history: list[Turn]) -> str:
     if unresolved or not grounded(rewrite, question, history):
         # The model echoed the follow-up or drifted (copied the instructions, answered instead):
         # search with the previous query plus the follow-up, which still finds the right passages.
-        return f"{history[-1].search_query} {question}"
+        return fallback_query(question, history)
     return rewrite
+
+
+def fallback_query(question: str, history: list[Turn]) -> str:
+    """Without a usable rewrite: the previous search query plus the follow-up still finds its subject."""
+    return f"{history[-1].search_query} {question}"
 
 
 def looks_like_follow_up(question: str) -> bool:

@@ -29,9 +29,11 @@ class OllamaLLM(LLM):
 
         self._client = ollama.Client(host=host)
         self._model = model
+        self._host = host
         self.label = f"ollama · {model} @ {host}"
 
     def stream(self, messages: list[ChatMessage], max_tokens: int, temperature: float) -> Iterator[str]:
+        import httpx
         import ollama
 
         try:
@@ -43,5 +45,7 @@ class OllamaLLM(LLM):
             ):
                 if text := part.message.content:
                     yield text
-        except (ollama.ResponseError, ConnectionError, OSError) as exc:
+        except (httpx.TransportError, ConnectionError, OSError) as exc:  # the client's transport is httpx
+            raise LLMError(f"Ollama at {self._host} is not reachable: {exc}") from exc
+        except ollama.ResponseError as exc:
             raise LLMError(f"Ollama ({self._model}) failed: {exc}") from exc

@@ -4,10 +4,12 @@ in step through add, re-upload and delete, survive a restart, and the reranker i
 from __future__ import annotations
 
 import shutil
+import socket
 from pathlib import Path
 
 import pytest
 
+from ragchat.schemas import Answer, ModelInfo
 from ragchat.service import RagService
 from ragchat.settings import get_settings
 from tests.conftest import TINY_RERANKER_DIR
@@ -88,3 +90,31 @@ def test_reranker_fixture_runs_in_the_pipeline(home: Path, monkeypatch: pytest.M
     assert "Forklift" in result.hits[0].chunk.text
     assert svc.search("forklift", k=2, rerank=False).reranker == "none (turned off for this search)"
     assert svc.models().reranker == "flashrank · ms-marco-TinyBERT-L-2-v2"
+
+
+def test_a_follow_up_still_searches_when_the_model_server_is_down(
+    service: RagService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rewriting needs the LLM; with Ollama unreachable the search uses the previous query plus the
+    follow-up, and the answer reports the model error instead of crashing."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed_port = probe.getsockname()[1]  # nothing listens here once the socket is closed
+    monkeypatch.setenv("RAGCHAT_LLM_PROVIDER", "ollama")
+    monkeypatch.setenv("OLLAMA_HOST", f"127.0.0.1:{closed_port}")
+    offline = RagService(get_settings())
+    earlier = offline.search("Westland Q2 revenue")  # builds the index handles before the turn is stored
+    assert earlier.hits
+    first = Answer(
+        question="What was the Q2 revenue of the Westland region?",
+        search_query="What was the Q2 revenue of the Westland region?",
+        answer="8.15 million [1].",
+        refused=False,
+        models=ModelInfo(llm="m", embedder="e", reranker="none"),
+    )
+    offline.conversations.append("s-offline", first)
+    answer = offline.ask("And in Q1?", session_id="s-offline")
+    assert answer.search_query == f"{first.question} And in Q1?"
+    assert answer.error and not answer.refused
+    assert answer.answer.startswith("The model could not answer")
+    assert [t.question for t in offline.conversations.history("s-offline")] == [first.question, "And in Q1?"]

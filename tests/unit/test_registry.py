@@ -50,4 +50,3 @@ def test_live_versions_follow_writes_from_other_connections(tmp_path: Path) -> N
     assert reader.live_versions() == {doc_id_for("a.txt"): "h2", doc_id_for("b.txt"): "h3"}
     writer.delete(doc_id_for("a.txt"))
     assert reader.live_versions() == {doc_id_for("b.txt"): "h3"}
-
