@@ -80,14 +80,15 @@ class HybridRetriever:
 
         mark = time.perf_counter()
         fused = fuse(bm25, dense, bm25_weight, self._fusion)
-        missing = [cid for cid in fused if cid not in chunks]
+        # Only candidates that make the cut are fetched: BM25 returns ids, their text and vectors are in Chroma.
+        best = sorted(fused, key=lambda cid: (-fused[cid], cid))[: self._candidates]
         similarity = dict(dense)
-        for cid, (chunk, vector) in self._store.get(missing).items():
+        for cid, (chunk, vector) in self._store.get([cid for cid in best if cid not in chunks]).items():
             if live.get(chunk.doc_id) == chunk.content_hash:
                 chunks[cid] = chunk
                 similarity[cid] = _cosine(query_vector, vector)
         bm25_ranks, dense_ranks = ranks(bm25), ranks(dense)
-        ordered = sorted((cid for cid in fused if cid in chunks), key=lambda cid: (-fused[cid], cid))
+        ordered = [cid for cid in best if cid in chunks]
         candidates = [
             Hit(
                 chunk=chunks[cid],
@@ -99,7 +100,7 @@ class HybridRetriever:
                     fused=round(fused[cid], 6),
                 ),
             )
-            for cid in ordered[: self._candidates]
+            for cid in ordered
         ]
         timings["fuse_ms"] = _ms(mark)
         if reranker is not None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from functools import cached_property
 from pathlib import Path
 
@@ -71,13 +70,6 @@ class RagService:
 
     @cached_property
     def retriever(self) -> HybridRetriever:
-        # Start-up: load the embedding model in a thread while Chroma and the BM25 index open
-        # (ONNX Runtime and Chroma's Rust core release the GIL), then check the two stores agree.
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="load-embedder") as pool:
-            embedder = pool.submit(lambda: self.embedder)
-            self.store  # noqa: B018
-            self.bm25  # noqa: B018
-            embedder.result()
         self.indexer  # noqa: B018 - checks the BM25 index is in step before the first search
         reranker, label = self._reranker
         return HybridRetriever(
