@@ -13,7 +13,6 @@ from typing import Any
 
 import streamlit as st
 
-from rag.conversations import Turn
 from ragchat.schemas import Answer, Citation, DocumentRecord, Hit, IngestResult
 from ragchat.service import RagService
 from ragchat.settings import get_settings
@@ -167,13 +166,11 @@ def render_conversations(service: RagService) -> None:
         start_session(chosen, service.conversations.history(chosen))
 
 
-def start_session(session_id: str, turns: list[Turn]) -> None:
+def start_session(session_id: str, turns: list[Answer]) -> None:
     messages: list[Message] = []
     for turn in turns:
         messages.append({"role": "user", "content": turn.question})
-        messages.append(
-            {"role": "assistant", "content": turn.answer.answer, "answer": turn.answer.model_dump(mode="json")}
-        )
+        messages.append({"role": "assistant", "content": turn.answer, "answer": turn.model_dump(mode="json")})
     st.session_state.session_id = session_id
     st.session_state.messages = messages
     st.rerun()

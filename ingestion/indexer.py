@@ -18,7 +18,7 @@ from ingestion.registry import Registry, now
 from rag.bm25_index import BM25Index
 from rag.embedder import Embedder
 from rag.vector_store import ChromaStore
-from ragchat.schemas import DocumentRecord, IngestResult, doc_id_for
+from ragchat.schemas import Chunk, DocumentRecord, IngestResult, doc_id_for
 from ragchat.settings import Settings
 
 Progress = Callable[[str, float], None]
@@ -55,12 +55,7 @@ class Indexer:
                 progress(f"embedding chunks {begin + 1}–{begin + len(part)} of {len(chunks)}", begin / len(chunks))
                 self._store.add(part, self._embedder.embed([c.text for c in part]))
             progress("adding to the keyword index", 1.0)
-            self._bm25.add(
-                [c.chunk_id for c in chunks],
-                [c.text for c in chunks],
-                [c.doc_id for c in chunks],
-                [c.content_hash for c in chunks],
-            )
+            self._add_to_keyword_index(chunks)
             self._registry.put(
                 DocumentRecord(
                     doc_id=document.doc_id,
@@ -100,10 +95,13 @@ class Indexer:
         """Refill the BM25 index from the vector store (after its files were lost or it fell out of step)."""
         self._bm25.clear()
         for batch in self._store.iter_chunks():
-            self._bm25.add(
-                [c.chunk_id for c in batch],
-                [c.text for c in batch],
-                [c.doc_id for c in batch],
-                [c.content_hash for c in batch],
-            )
+            self._add_to_keyword_index(batch)
         return len(self._bm25)
+
+    def _add_to_keyword_index(self, chunks: list[Chunk]) -> None:
+        self._bm25.add(
+            [c.chunk_id for c in chunks],
+            [c.text for c in chunks],
+            [c.doc_id for c in chunks],
+            [c.content_hash for c in chunks],
+        )

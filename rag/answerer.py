@@ -14,7 +14,7 @@ from rag.llm.base import LLM, ChatMessage, LLMError
 from rag.prompting import SYSTEM_PROMPT, build_messages
 from rag.query_rewriter import HISTORY_TURNS, fallback_query, rewrite_query
 from rag.retriever import HybridRetriever
-from ragchat.schemas import Answer, ModelInfo, Retrieval
+from ragchat.schemas import Answer, ModelInfo
 from ragchat.settings import REFUSAL_TEXT, Settings
 
 log = logging.getLogger(__name__)
@@ -26,13 +26,11 @@ class AnswerStream:
     def __init__(
         self,
         question: str,
-        retrieval: Retrieval,
         token_source: Iterator[str] | None,
         finish: Callable[[str, str | None], Answer],
         messages: list[ChatMessage] | None = None,
     ) -> None:
         self.question = question
-        self.retrieval = retrieval
         self.messages = messages or []  # the prompt sent to the model; empty when it was not asked
         self._source = token_source
         self._finish = finish
@@ -133,9 +131,9 @@ class Answerer:
             return answer
 
         if not hits:
-            return AnswerStream(question, retrieval, None, finish)
+            return AnswerStream(question, None, finish)
         messages = build_messages(question, hits, search_query)
-        return AnswerStream(question, retrieval, self._generate(messages, started, timings), finish, messages)
+        return AnswerStream(question, self._generate(messages, started, timings), finish, messages)
 
     def _load_llm(self, timings: dict[str, float]) -> LLM:
         mark = time.perf_counter()

@@ -26,12 +26,6 @@ CREATE TABLE IF NOT EXISTS turns (
 """
 
 
-class Turn(BaseModel):
-    question: str
-    search_query: str
-    answer: Answer
-
-
 class SessionSummary(BaseModel):
     session_id: str
     title: str
@@ -47,14 +41,15 @@ class ConversationStore(SQLiteTables):
     def new_session_id() -> str:
         return uuid.uuid4().hex[:12]
 
-    def history(self, session_id: str, last: int | None = None) -> list[Turn]:
-        """The session's turns, oldest first (only the last `last` when given)."""
+    def history(self, session_id: str, last: int | None = None) -> list[Answer]:
+        """The session's answers (each holds its question and search query), oldest first; only the
+        last `last` when given."""
         with closing(self._connect()) as conn:
             rows = conn.execute(
-                "SELECT question, search_query, answer_json FROM turns WHERE session_id = ? ORDER BY turn DESC LIMIT ?",
+                "SELECT answer_json FROM turns WHERE session_id = ? ORDER BY turn DESC LIMIT ?",
                 (session_id, last if last is not None else -1),
             ).fetchall()
-        return [Turn(question=q, search_query=s, answer=Answer.model_validate_json(a)) for q, s, a in reversed(rows)]
+        return [Answer.model_validate_json(answer_json) for (answer_json,) in reversed(rows)]
 
     def append(self, session_id: str, answer: Answer) -> None:
         with closing(self._connect()) as conn, conn:

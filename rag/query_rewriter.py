@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 
 from rag.bm25_tokenizer import tokenize
-from rag.conversations import Turn
 from rag.llm.base import LLM, ChatMessage
+from ragchat.schemas import Answer
 
 REWRITE_SYSTEM = (
     "Rewrite the user's follow-up question as one standalone search query. Replace words like it, its, "
@@ -32,14 +32,14 @@ REFERENCE_WORDS = frozenset(
 ANSWER_CHARS = 300
 
 
-def rewrite_query(llm: LLM, question: str, history: list[Turn]) -> str:
+def rewrite_query(llm: LLM, question: str, history: list[Answer]) -> str:
     if not history:
         return question
     lines: list[str] = []
     for turn in history[-HISTORY_TURNS:]:
         lines.append(f"User: {turn.question}")
-        if not turn.answer.refused:
-            lines.append(f"Assistant: {_shorten(turn.answer.answer)}")
+        if not turn.refused:
+            lines.append(f"Assistant: {_shorten(turn.answer)}")
     user = "Conversation:\n" + "\n".join(lines) + f"\n\nFollow-up question: {question}\nStandalone search query:"
     messages = [ChatMessage(role="system", content=REWRITE_SYSTEM), *EXAMPLE, ChatMessage(role="user", content=user)]
     reply = "".join(llm.stream(messages, max_tokens=64, temperature=0.0))
@@ -52,7 +52,7 @@ def rewrite_query(llm: LLM, question: str, history: list[Turn]) -> str:
     return rewrite
 
 
-def fallback_query(question: str, history: list[Turn]) -> str:
+def fallback_query(question: str, history: list[Answer]) -> str:
     """Without a usable rewrite: the previous search query plus the follow-up still finds its subject."""
     return f"{history[-1].search_query} {question}"
 
@@ -63,11 +63,11 @@ def looks_like_follow_up(question: str) -> bool:
     return len(words) <= 4 or words[0] in FOLLOW_UP_OPENERS or bool(REFERENCE_WORDS.intersection(words))
 
 
-def grounded(rewrite: str, question: str, history: list[Turn]) -> bool:
+def grounded(rewrite: str, question: str, history: list[Answer]) -> bool:
     """A usable rewrite reuses at least one term of the question or of the conversation."""
     known = set(tokenize(question))
     for turn in history[-HISTORY_TURNS:]:
-        known |= set(tokenize(turn.question)) | set(tokenize(turn.answer.answer))
+        known |= set(tokenize(turn.question)) | set(tokenize(turn.answer))
     return bool(set(tokenize(rewrite)) & known)
 
 

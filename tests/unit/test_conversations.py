@@ -27,7 +27,7 @@ def test_turns_persist_in_order_across_instances(tmp_path: Path) -> None:
     turns = reopened.history(sid)
     assert [t.question for t in turns] == ["first", "and second?"]
     assert turns[1].search_query == "second about first"
-    assert turns[1].answer.models.reranker == "none (test)"
+    assert turns[1].models.reranker == "none (test)"
     assert [t.question for t in reopened.history(sid, last=1)] == ["and second?"]
 
 

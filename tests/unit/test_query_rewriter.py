@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from rag.conversations import Turn
 from rag.llm.base import LLM, ChatMessage
 from rag.query_rewriter import clean_rewrite, rewrite_query
 from ragchat.schemas import Answer, ModelInfo
@@ -22,10 +21,9 @@ class RecordingLLM(LLM):
         yield self.reply
 
 
-def turn(question: str, answer: str, refused: bool = False) -> Turn:
+def turn(question: str, answer: str, refused: bool = False) -> Answer:
     models = ModelInfo(llm="m", embedder="e", reranker="none")
-    result = Answer(question=question, search_query=question, answer=answer, refused=refused, models=models)
-    return Turn(question=question, search_query=question, answer=result)
+    return Answer(question=question, search_query=question, answer=answer, refused=refused, models=models)
 
 
 def test_no_history_means_no_llm_call() -> None:
