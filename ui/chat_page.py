@@ -1,0 +1,322 @@
+"""The chat page: upload and index documents, ask, read streamed answers with checkable sources."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import streamlit as st
+
+from ragchat.schemas import Answer, Citation, DocumentRecord, Hit, IngestResult
+from ragchat.service import RagService
+from ui.common import calm_errors, duration, get_service, shorten
+
+log = logging.getLogger("ragchat.app")
+
+UPLOAD_TYPES = ["pdf", "txt", "md", "markdown"]
+EMPTY_STATE = "Upload a document in the sidebar to start."
+SUPPORT_NOTE = "attributed by word overlap; the model cited nothing"
+
+Message = dict[str, Any]
+
+
+# ----------------------------------------------------------------------------- sidebar
+
+
+def init_state(service: RagService) -> None:
+    st.session_state.setdefault("messages", [])
+    st.session_state.setdefault("session_id", service.conversations.new_session_id())
+    st.session_state.setdefault("bm25_weight", service.settings.bm25_weight)
+    st.session_state.setdefault("rerank", True)
+    st.session_state.setdefault("ingest_results", [])
+    st.session_state.setdefault("uploader_key", 0)
+    st.session_state.setdefault("notice", None)
+
+
+def ingest_one(service: RagService, name: str, data: bytes) -> IngestResult:
+    """Index one upload inside its own status box with a progress bar fed by the indexer."""
+    with st.status(f"Indexing {name}", expanded=True) as status:
+        bar = st.progress(0.0, text="starting")
+
+        def progress(message: str, fraction: float) -> None:
+            bar.progress(min(max(fraction, 0.0), 1.0), text=message)
+
+        result = service.ingest_bytes(name, data, progress)
+        state = "error" if result.status == "failed" else "complete"
+        status.update(label=f"{result.source}: {result.status}", state=state, expanded=False)
+    return result
+
+
+def render_uploader(service: RagService) -> None:
+    """Index the chosen files when the button is pressed, then reset the uploader.
+
+    Files are only processed on the button press, so an ordinary rerun (a chat question, a delete)
+    never indexes them again; the uploader gets a fresh key afterwards so the list empties.
+    """
+    uploads = st.file_uploader(
+        "Add documents",
+        type=UPLOAD_TYPES,
+        accept_multiple_files=True,
+        key=f"uploader-{st.session_state.uploader_key}",
+        help="PDF, TXT or Markdown. A file with the same name replaces the indexed version.",
+    )
+    if not st.button("Index files", disabled=not uploads, type="primary", width="stretch"):
+        return
+    results: list[IngestResult] = []
+    for upload in uploads or []:
+        try:
+            results.append(ingest_one(service, upload.name, upload.getvalue()))
+        except Exception as exc:  # kept as a result: an st.error here would vanish with the rerun below
+            log.exception("indexing %s failed", upload.name)
+            results.append(IngestResult(source=upload.name, status="failed", error=str(exc)))
+    st.session_state.ingest_results = [r.model_dump(mode="json") for r in results]
+    st.session_state.uploader_key += 1
+    st.rerun()
+
+
+def render_ingest_results() -> None:
+    for raw in st.session_state.ingest_results:
+        result = IngestResult.model_validate(raw)
+        if result.status == "indexed":
+            st.success(f"**{result.source}** indexed: {_size_text(result.pages, result.chunks)}.")
+        elif result.status == "unchanged":
+            st.info(f"**{result.source}** is already indexed (unchanged).")
+        else:
+            st.warning(f"**{result.source}** could not be indexed: {result.error or 'unknown error'}")
+
+
+def render_documents(service: RagService, documents: list[DocumentRecord]) -> None:
+    st.subheader("Documents")
+    if st.session_state.notice:
+        st.info(st.session_state.notice)
+        st.session_state.notice = None
+    if not documents:
+        st.caption("No documents indexed yet.")
+        return
+    for doc in documents:
+        name_col, button_col = st.columns([5, 1], vertical_alignment="center")
+        name_col.markdown(f"**{doc.source}**  \n{_size_text(doc.pages, doc.chunks)}")
+        delete = button_col.button(
+            "", icon=":material/delete:", type="tertiary", key=f"delete-{doc.doc_id}", help=f"Delete {doc.source}"
+        )
+        if delete:
+            with calm_errors(f"Deleting {doc.source}"):
+                removed = service.delete(doc.source)
+                st.session_state.notice = f"Deleted {doc.source}." if removed else f"{doc.source} was already gone."
+                st.session_state.ingest_results = []
+                st.rerun()
+
+
+def render_conversations(service: RagService) -> None:
+    """Conversations are stored in SQLite; pick one to continue it, or start a new one."""
+    st.subheader("Conversation")
+    if st.button("New conversation", icon=":material/add_comment:", width="stretch"):
+        start_session(service.conversations.new_session_id(), [])
+    sessions = service.conversations.sessions(limit=20)
+    if not sessions:
+        return
+    labels = {s.session_id: f"{shorten(s.title, 40)} · {s.turns} turn{'s' if s.turns != 1 else ''}" for s in sessions}
+    current = st.session_state.session_id
+    options = list(labels) if current in labels else [current, *labels]
+    chosen = st.selectbox(
+        "Continue a conversation",
+        options,
+        index=options.index(current),
+        format_func=lambda sid: labels.get(sid, "New conversation"),
+    )
+    if chosen != current:
+        start_session(chosen, service.conversations.history(chosen))
+
+
+def start_session(session_id: str, turns: list[Answer]) -> None:
+    messages: list[Message] = []
+    for turn in turns:
+        messages.append({"role": "user", "content": turn.question})
+        messages.append({"role": "assistant", "content": turn.answer, "answer": turn.model_dump(mode="json")})
+    st.session_state.session_id = session_id
+    st.session_state.messages = messages
+    st.rerun()
+
+
+def render_retrieval_settings(service: RagService) -> None:
+    st.subheader("Retrieval")
+    st.slider(
+        "Keyword (BM25) weight",
+        min_value=0.0,
+        max_value=1.0,
+        step=0.05,
+        key="bm25_weight",
+        help="Share of keyword matching in the ranking: 0 uses meaning (embeddings) only, 1 keywords only.",
+    )
+    label = service.models().reranker
+    if label.startswith("none"):
+        # Shown off and disabled, never as a switched-on control that does nothing.
+        st.toggle("Rerank with the cross-encoder", value=False, disabled=True, key="rerank_unavailable")
+        st.caption(f"Reranker: {label}")
+    else:
+        st.toggle("Rerank with the cross-encoder", key="rerank", help=label)
+
+
+def render_models(service: RagService) -> None:
+    st.subheader("Models")
+    with calm_errors("Reading model information"):
+        info = service.models()
+        st.markdown(f"**LLM:** {info.llm}  \n**Embedder:** {info.embedder}  \n**Reranker:** {info.reranker}")
+
+
+def _size_text(pages: int, chunks: int) -> str:
+    """TXT and Markdown have no pages (0), so only PDFs mention them."""
+    chunk_text = f"{chunks} chunk{'s' if chunks != 1 else ''}"
+    return f"{pages} page{'s' if pages != 1 else ''}, {chunk_text}" if pages else chunk_text
+
+
+# ----------------------------------------------------------------------------- chat
+
+
+def render_sources(citations: list[Citation]) -> None:
+    with st.expander(f"Sources ({len(citations)})"):
+        for citation in citations:
+            line = f"**[{citation.marker}]** {citation.source} — {citation.locator}"
+            if citation.method == "support":
+                line += f"  \n_{SUPPORT_NOTE}_"
+            st.markdown(line)
+            st.markdown(_blockquote(citation.snippet))
+
+
+def render_answer_details(answer: Answer, candidates: list[Hit]) -> None:
+    """Everything shown under an answer's text: the early-stop warning, sources, how the passages
+    were found, model and timings."""
+    if answer.error:
+        st.warning(f"The model did not finish its answer: {answer.error}")
+    if answer.search_query != answer.question:
+        st.caption(f"Searched for: *{answer.search_query}*")
+    if answer.citations and not answer.refused:
+        render_sources(answer.citations)
+    if candidates:
+        render_candidates(candidates, answer.models.reranker)
+    st.caption(_timing_text(answer))
+
+
+def render_candidates(candidates: list[Hit], reranker: str) -> None:
+    """Retrieval transparency: every candidate with its rank in each retriever and its scores."""
+    with st.expander(f"Retrieval details ({len(candidates)} candidates)"):
+        st.caption(f"Reranker: {reranker}. A dash means that retriever did not return the passage.")
+        rows = [
+            {
+                "#": rank,
+                "source": f"{hit.chunk.source} · {hit.chunk.locator}",
+                "BM25 rank": hit.scores.bm25_rank,
+                "dense rank": hit.scores.dense_rank,
+                "cosine": hit.scores.dense,
+                "fused": hit.scores.fused,
+                "rerank": hit.scores.rerank,
+                "text": shorten(hit.chunk.text, 160),
+            }
+            for rank, hit in enumerate(candidates, start=1)
+        ]
+        st.dataframe(rows, hide_index=True, width="stretch")
+
+
+def render_history(messages: list[Message]) -> None:
+    for message in messages:
+        with st.chat_message(message["role"]):
+            if message.get("failed"):
+                st.error(message["content"])
+                continue
+            st.markdown(message["content"])
+            if message.get("answer"):
+                candidates = [Hit.model_validate(h) for h in message.get("candidates", [])]
+                render_answer_details(Answer.model_validate(message["answer"]), candidates)
+
+
+def answer_question(service: RagService, question: str) -> Message:
+    """Stream the answer, then swap in the checked text (invalid citation markers removed)."""
+    with st.chat_message("assistant"):
+        try:
+            stream = service.ask_stream(
+                question,
+                session_id=st.session_state.session_id,
+                bm25_weight=st.session_state.bm25_weight,
+                rerank=st.session_state.rerank,
+            )
+            text_slot = st.empty()
+            with text_slot.container():
+                streamed = st.write_stream(stream.tokens())
+            answer = stream.result()
+        except Exception as exc:
+            log.exception("answering failed")
+            content = f"Could not answer: {exc}"
+            st.error(content)
+            return {"role": "assistant", "content": content, "failed": True}
+        streamed_text = streamed if isinstance(streamed, str) else ""
+        if answer.answer.strip() != streamed_text.strip():
+            text_slot.markdown(answer.answer)
+        render_answer_details(answer, answer.hits)
+    return {
+        "role": "assistant",
+        "content": answer.answer,
+        "answer": answer.model_dump(mode="json"),
+        "candidates": [h.model_dump(mode="json") for h in answer.hits],
+    }
+
+
+def _timing_text(answer: Answer) -> str:
+    timings = answer.timings_ms
+    total = f"total {duration(timings['total_ms'])}" if "total_ms" in timings else ""
+    if answer.refused and "first_token_ms" not in timings:
+        # Retrieval found nothing relevant enough, so no model was asked: naming one would mislead.
+        return " · ".join(filter(None, ["no passage was relevant enough; the model was not asked", total]))
+    parts = [f"model: {answer.models.llm}"]
+    if "first_token_ms" in timings:
+        first = f"first token {duration(timings['first_token_ms'])}"
+        if timings.get("llm_load_ms", 0) >= 500:
+            first += f" (incl. model load {duration(timings['llm_load_ms'])})"
+        parts.append(first)
+    return " · ".join(filter(None, [*parts, total]))
+
+
+def _blockquote(text: str) -> str:
+    return "\n".join(f"> {line}" if line.strip() else ">" for line in text.splitlines() or [""])
+
+
+# ----------------------------------------------------------------------------- page
+
+
+def render() -> None:
+    """The chat page: documents, conversations and retrieval settings in the sidebar, chat in the main area."""
+    st.title("ragchat")
+    st.caption("Answers from your own documents, with checkable sources. Everything runs locally.")
+
+    try:
+        service = get_service()
+    except Exception as exc:
+        log.exception("starting the service failed")
+        st.error(f"ragchat could not start: {exc}")
+        return
+    init_state(service)
+
+    documents: list[DocumentRecord] = []
+    with st.sidebar:
+        render_uploader(service)
+        render_ingest_results()
+        with calm_errors("Listing documents"):
+            documents = service.documents()
+            render_documents(service, documents)
+        with calm_errors("Loading conversations"):
+            render_conversations(service)
+        with calm_errors("Reading retrieval settings"):
+            render_retrieval_settings(service)
+
+    if not documents:
+        st.info(EMPTY_STATE)
+    render_history(st.session_state.messages)
+    question = st.chat_input("Ask a question about your documents", disabled=not documents)
+    if question:
+        st.session_state.messages.append({"role": "user", "content": question})
+        with st.chat_message("user"):
+            st.markdown(question)
+        st.session_state.messages.append(answer_question(service, question))
+    # Last, so the LLM label already names the model the question above just loaded.
+    with st.sidebar:
+        render_models(service)
+

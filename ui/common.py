@@ -1,0 +1,56 @@
+"""What every page shares: the one RagService per server process, calm error notices, formatting."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import streamlit as st
+
+from ragchat.service import RagService
+from ragchat.settings import get_settings
+
+log = logging.getLogger("ragchat.app")
+
+
+@st.cache_resource(show_spinner=False)
+def get_service() -> RagService:
+    """One service per server process: its models and index handles are shared by all sessions.
+
+    The LLM starts loading in the background (seconds for a GGUF), so the first question does not
+    wait for it; if loading fails, the first question reports why.
+    """
+    service = RagService(get_settings())
+    threading.Thread(target=_preload_llm, args=(service,), name="llm-preload", daemon=True).start()
+    return service
+
+
+def _preload_llm(service: RagService) -> None:
+    try:
+        service.llm()
+    except Exception:
+        log.exception("preloading the LLM failed; the first question will report it")
+
+
+@contextmanager
+def calm_errors(action: str) -> Iterator[None]:
+    """Show a failure as one short st.error line; the full traceback goes to the server log only.
+
+    Streamlit's own rerun/stop signals derive from BaseException and pass through untouched.
+    """
+    try:
+        yield
+    except Exception as exc:
+        log.exception("%s failed", action)
+        st.error(f"{action} failed: {exc}")
+
+
+def shorten(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def duration(ms: float) -> str:
+    return f"{ms / 1000:.1f} s" if ms >= 1000 else f"{ms:.0f} ms"
