@@ -1,23 +1,33 @@
 """Ask: rewrite a follow-up → retrieve → refuse without the LLM when nothing is relevant → stream a
-grounded answer → validate its citations → remember the turn."""
+grounded answer → validate its citations → store the turn.
+
+A message that only states facts ("I'm a Project Finance Analyst.") is not a question for the
+documents: it goes to the memory graph, and the reply says what was noted. Memory entries go into
+every prompt as their own block (never cited); a question about the user or their company that no
+document passage matches is answered from memory alone, or refused.
+"""
 
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Callable, Iterator
 
+from memory.memory import Memory
 from rag.citations import is_refusal, resolve_citations
 from rag.context_budget import fit_hits, source_budget
 from rag.conversations import ConversationStore
 from rag.llm.base import LLM, ChatMessage, LLMError
-from rag.prompting import SYSTEM_PROMPT, build_messages
+from rag.prompting import SYSTEM_PROMPT, build_memory_messages, build_messages, format_memory
 from rag.query_rewriter import HISTORY_TURNS, fallback_query, rewrite_query
 from rag.retriever import HybridRetriever
-from ragchat.schemas import Answer, ModelInfo
+from ragchat.schemas import Answer, Hit, MemoryFacts, MemoryOutcome, ModelInfo
 from ragchat.settings import REFUSAL_TEXT, Settings
 
 log = logging.getLogger(__name__)
+
+_FIRST_PERSON = re.compile(r"\b(i|i'm|me|my|mine|we|we're|us|our|ours)\b", re.IGNORECASE)
 
 
 class AnswerStream:
@@ -67,12 +77,14 @@ class Answerer:
         conversations: ConversationStore,
         llm_factory: Callable[[], LLM],
         models: Callable[[], ModelInfo],
+        memory: Memory | None = None,
     ) -> None:
         self._settings = settings
         self._retriever = retriever
         self._conversations = conversations
         self._llm_factory = llm_factory
         self._models = models
+        self._memory = memory
 
     def ask(
         self,
@@ -85,6 +97,8 @@ class Answerer:
         relevant → stream an answer from the chunks that fit the context budget."""
         started = time.perf_counter()
         timings: dict[str, float] = {}
+        if self._memory is not None and self._memory.only_states_facts(question):
+            return self._note_facts(question, session_id, started, timings)
         history = self._conversations.history(session_id, last=HISTORY_TURNS) if session_id else []
         search_query = question
         if history:
@@ -99,19 +113,25 @@ class Answerer:
         retrieval = self._retriever.search(search_query, self._settings.top_k, weight, rerank)
         timings["retrieve_ms"] = retrieval.timings_ms.get("search_ms", 0.0)
         relevant = [h for h in retrieval.hits if (h.scores.dense or 0.0) >= self._settings.min_relevance]
-        fixed = SYSTEM_PROMPT + question + search_query
+        memory = self._memory.context_for(question) if self._memory is not None else MemoryFacts()
+        fixed = SYSTEM_PROMPT + question + search_query + format_memory(memory)
         budget = source_budget(
             self._settings.llm_context, self._settings.llm_max_tokens, fixed, self._settings.context_tokens
         )
         hits = fit_hits(relevant, budget)
+        from_memory = self._about_memory(question, memory, hits)
+        if from_memory:
+            hits = []
 
         def finish(text: str, error: str | None) -> Answer:
             timings["total_ms"] = _ms(started)
-            refused = not hits or (error is None and is_refusal(text))
+            refused = (not hits and not from_memory) or (error is None and is_refusal(text))
             if refused:
                 answer_text, citations = REFUSAL_TEXT, []
             elif error and not text.strip():
                 answer_text, citations = f"The model could not answer: {error}", []
+            elif from_memory:
+                answer_text, citations = text.strip(), []  # memory is context, never a cited source
             else:
                 answer_text, citations = resolve_citations(text, hits)
             answer = Answer(
@@ -125,15 +145,67 @@ class Answerer:
                 models=self._models().model_copy(update={"reranker": retrieval.reranker}),
                 error=error,
                 hits=retrieval.candidates,
+                memory_used=memory if (hits or from_memory) else MemoryFacts(),
             )
             if session_id:
                 self._conversations.append(session_id, answer)
             return answer
 
-        if not hits:
+        if from_memory:
+            messages = build_memory_messages(question, memory)
+        elif hits:
+            messages = build_messages(question, hits, search_query, memory)
+        else:
             return AnswerStream(question, None, finish)
-        messages = build_messages(question, hits, search_query)
         return AnswerStream(question, self._generate(messages, started, timings), finish, messages)
+
+    def _about_memory(self, question: str, memory: MemoryFacts, hits: list[Hit]) -> bool:
+        """A question about the user or their company ("what is my role?") that memory matches better
+        than any document passage is answered from memory alone, without citations."""
+        if self._memory is None or not memory or not _FIRST_PERSON.search(question):
+            return False
+        best_passage = max((h.scores.dense or 0.0 for h in hits), default=0.0)
+        return self._memory.closeness(question, memory) > max(best_passage, self._settings.memory_min_relevance)
+
+    def _note_facts(
+        self, question: str, session_id: str | None, started: float, timings: dict[str, float]
+    ) -> AnswerStream:
+        """A message that only states facts: the memory graph runs now, and its note is the reply."""
+        assert self._memory is not None
+        memory = self._memory
+        outcome = MemoryOutcome()
+
+        def run_graph() -> Iterator[str]:
+            nonlocal outcome
+            mark = time.perf_counter()
+            try:
+                outcome = memory.remember(question, session_id)
+            except Exception as exc:  # a locked or unwritable memory file: say so, lose nothing else
+                log.exception("the memory graph failed")
+                raise LLMError(f"memory could not be updated: {exc}") from exc
+            finally:
+                timings["memory_ms"] = _ms(mark)
+            yield outcome.note or "Nothing to remember."
+
+        def finish(text: str, error: str | None) -> Answer:
+            timings["total_ms"] = _ms(started)
+            answer = Answer(
+                question=question,
+                search_query=question,
+                session_id=session_id,
+                answer=text or f"Nothing was remembered: {error}",
+                refused=False,
+                memory_writes=outcome.writes,
+                memory_note=outcome.note or None,
+                timings_ms=timings,
+                models=self._models(),
+                error=error,
+            )
+            if session_id:
+                self._conversations.append(session_id, answer)
+            return answer
+
+        return AnswerStream(question, run_graph(), finish)
 
     def _load_llm(self, timings: dict[str, float]) -> LLM:
         mark = time.perf_counter()

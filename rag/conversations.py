@@ -68,6 +68,15 @@ class ConversationStore(SQLiteTables):
                 ),
             )
 
+    def replace_last(self, session_id: str, answer: Answer) -> None:
+        """Update the session's latest turn (the memory graph's result is added after the answer)."""
+        with closing(self._connect()) as conn, conn:
+            conn.execute(
+                """UPDATE turns SET answer_json = ? WHERE session_id = ?
+                   AND turn = (SELECT MAX(turn) FROM turns WHERE session_id = ?)""",
+                (answer.model_dump_json(), session_id, session_id),
+            )
+
     def sessions(self, limit: int = 50) -> list[SessionSummary]:
         """Most recent first; the title is the session's first question."""
         with closing(self._connect()) as conn:

@@ -84,7 +84,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     service = _service()
     stream = service.ask_stream(args.question, args.session, **_retrieval_flags(args))
     if args.json:
-        answer = stream.result()
+        answer = service.remember_turn(stream.result())
         _print_json(answer.model_dump(mode="json"))
     else:
         raw = ""
@@ -101,6 +101,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
             print(f"[{c.marker}] {c.source} · {c.locator}\n    “{c.snippet}”")
         if answer.search_query != answer.question:
             print(f"\n(searched for: {answer.search_query})", file=sys.stderr)
+        if service.wants_memory_pass(answer):
+            answer = service.remember_turn(answer)
+            if answer.memory_note:
+                print(f"\n{answer.memory_note}")
         print(f"(model: {answer.models.llm}; reranker: {answer.models.reranker})", file=sys.stderr)
     return 1 if answer.error else 0
 
@@ -122,6 +126,35 @@ def cmd_delete(args: argparse.Namespace) -> int:
     removed = _service().delete(args.source)
     print(f"deleted {args.source}" if removed else f"no document named {args.source!r}")
     return 0 if removed else 1
+
+
+def cmd_memory(args: argparse.Namespace) -> int:
+    """Review USER_MEMORY.md / COMPANY_MEMORY.md, what the last turn wrote, or delete an entry."""
+    memory = _service().memory
+    if args.forget:
+        removed = memory.forget(args.forget)
+        print(f"forgot: {args.forget}" if removed else f"no memory entry {args.forget!r}")
+        return 0 if removed else 1
+    facts = memory.facts()
+    last = memory.last_turn()
+    if args.json:
+        _print_json(
+            {
+                "USER": facts.user,
+                "COMPANY": facts.company,
+                "files": {target: str(file.path) for target, file in memory.files.items()},
+                "last_turn": [event.model_dump(mode="json") for event in last],
+            }
+        )
+        return 0
+    for target, entries in (("USER", facts.user), ("COMPANY", facts.company)):
+        print(f"{memory.files[target].path.name}:")
+        print("\n".join(f"  - {e}" for e in entries) or "  (empty)")
+    if last:
+        print("\nThe last turn that wrote to memory:")
+        for event in last:
+            print(f"  {event.action} in {event.target}: {event.summary} (confidence {event.confidence:.2f})")
+    return 0
 
 
 def cmd_models(args: argparse.Namespace) -> int:
@@ -184,6 +217,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("delete", help="remove a document from the index")
     p.add_argument("source")
     p.set_defaults(func=cmd_delete)
+
+    p = sub.add_parser("memory", help="review what ragchat remembers about you and your company")
+    p.add_argument("--forget", metavar="ENTRY", help="delete this entry (its exact text)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_memory)
 
     p = sub.add_parser("models", help="prepare packaged models (no download)")
     p.add_argument("--llm", action="append", default=[], help="packaged GGUF to assemble (repeatable)")

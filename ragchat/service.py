@@ -13,6 +13,9 @@ from pathlib import Path
 
 from ingestion.indexer import Indexer, Progress, _no_progress
 from ingestion.registry import Registry
+from memory.markdown_store import memory_files
+from memory.memory import Memory
+from memory.memory_log import MemoryLog
 from rag.answerer import Answerer, AnswerStream
 from rag.bm25_index import BM25Index
 from rag.conversations import ConversationStore
@@ -84,8 +87,21 @@ class RagService:
         )
 
     @cached_property
+    def memory(self) -> Memory:
+        """USER_MEMORY.md and COMPANY_MEMORY.md in RAGCHAT_HOME, and the graph that writes them."""
+        return Memory(
+            memory_files(self.settings.home),
+            MemoryLog(self.settings.db_path),
+            self.llm,
+            self.embedder.embed,
+            self.settings.memory_min_confidence,
+            self.settings.memory_context_tokens,
+        )
+
+    @cached_property
     def answerer(self) -> Answerer:
-        return Answerer(self.settings, self.retriever, self.conversations, self.llm, self.models)
+        memory = self.memory if self.settings.memory_enabled else None
+        return Answerer(self.settings, self.retriever, self.conversations, self.llm, self.models, memory)
 
     def llm(self) -> LLM:
         """The answering model, built on first use (loading a GGUF takes seconds)."""
@@ -135,4 +151,24 @@ class RagService:
     def ask(
         self, question: str, session_id: str | None = None, bm25_weight: float | None = None, rerank: bool = True
     ) -> Answer:
-        return self.ask_stream(question, session_id, bm25_weight, rerank).result()
+        return self.remember_turn(self.ask_stream(question, session_id, bm25_weight, rerank).result())
+
+    def wants_memory_pass(self, answer: Answer) -> bool:
+        """Does this answered turn still need the memory graph? Only when memory is on, the message
+        may state a fact, and the graph has not already run for it (a statement-only message)."""
+        return (
+            self.settings.memory_enabled
+            and answer.memory_note is None
+            and self.memory.may_hold_facts(answer.question)
+        )
+
+    def remember_turn(self, answer: Answer) -> Answer:
+        """Run the memory graph on the turn's question after it was answered (so it never delays the
+        answer) and record what it wrote on the answer and its stored conversation turn."""
+        if not self.wants_memory_pass(answer):
+            return answer
+        outcome = self.memory.remember(answer.question, answer.session_id)
+        updated = answer.model_copy(update={"memory_writes": outcome.writes, "memory_note": outcome.note or None})
+        if answer.session_id:
+            self.conversations.replace_last(answer.session_id, updated)
+        return updated

@@ -86,6 +86,18 @@ class Settings(BaseSettings):
         default=0.25,
         description="Cosine similarity the best chunk must reach; below it the answer is the refusal and no LLM runs.",
     )
+    memory_enabled: bool = Field(default=True, description="Run the memory graph after each chat turn.")
+    memory_min_confidence: float = Field(
+        default=0.7, ge=0.0, le=1.0, description="The memory model's confidence a fact needs to be written."
+    )
+    memory_min_relevance: float = Field(
+        default=0.2,
+        description="Cosine similarity a first-person question needs to its closest memory entry (and more than to "
+        "any passage) to be answered from memory.",
+    )
+    memory_context_tokens: int = Field(
+        default=200, description="Most tokens of memory entries in a prompt; beyond it, the closest to the question."
+    )
 
     @field_validator("ollama_host")
     @classmethod

@@ -10,6 +10,7 @@ import streamlit as st
 from ragchat.schemas import Answer, Citation, DocumentRecord, Hit, IngestResult
 from ragchat.service import RagService
 from ui.common import calm_errors, duration, get_service, shorten
+from ui.memory_panel import render_memory_panel
 
 log = logging.getLogger("ragchat.app")
 
@@ -192,9 +193,22 @@ def render_answer_details(answer: Answer, candidates: list[Hit]) -> None:
         st.caption(f"Searched for: *{answer.search_query}*")
     if answer.citations and not answer.refused:
         render_sources(answer.citations)
+    if answer.memory_used and not answer.refused:
+        render_memory_used(answer)
     if candidates:
         render_candidates(candidates, answer.models.reranker)
+    if answer.memory_note and answer.memory_note != answer.answer:
+        st.info(answer.memory_note, icon=":material/neurology:")
     st.caption(_timing_text(answer))
+
+
+def render_memory_used(answer: Answer) -> None:
+    """The memory entries the model saw: context about the person asking, not a cited source."""
+    entries = [*answer.memory_used.user, *answer.memory_used.company]
+    note = "answered from your memory, not from a document" if not answer.citations else "given as context, not cited"
+    with st.expander(f"Memory used ({len(entries)})"):
+        st.caption(note.capitalize() + ".")
+        st.markdown("\n".join(f"- {entry}" for entry in entries))
 
 
 def render_candidates(candidates: list[Hit], reranker: str) -> None:
@@ -251,6 +265,12 @@ def answer_question(service: RagService, question: str) -> Message:
         streamed_text = streamed if isinstance(streamed, str) else ""
         if answer.answer.strip() != streamed_text.strip():
             text_slot.markdown(answer.answer)
+        if service.wants_memory_pass(answer):
+            # After the answer is on screen, so remembering never delays it.
+            with st.spinner("Checking for facts to remember…"):
+                answer = service.remember_turn(answer)
+            if answer.memory_note:
+                st.info(answer.memory_note, icon=":material/neurology:")
         render_answer_details(answer, answer.hits)
     return {
         "role": "assistant",
@@ -310,13 +330,16 @@ def render() -> None:
     if not documents:
         st.info(EMPTY_STATE)
     render_history(st.session_state.messages)
-    question = st.chat_input("Ask a question about your documents", disabled=not documents)
+    prompt = "Ask a question about your documents" if documents else "Tell me about yourself, or upload a document"
+    question = st.chat_input(prompt)
     if question:
         st.session_state.messages.append({"role": "user", "content": question})
         with st.chat_message("user"):
             st.markdown(question)
         st.session_state.messages.append(answer_question(service, question))
-    # Last, so the LLM label already names the model the question above just loaded.
+    # Last, so they already show what the question above just did (model loaded, memory written).
     with st.sidebar:
+        with calm_errors("Reading memory"):
+            render_memory_panel(service)
         render_models(service)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -29,3 +29,8 @@ class LLM(ABC):
 
     def complete(self, messages: list[ChatMessage], max_tokens: int, temperature: float) -> str:
         return "".join(self.stream(messages, max_tokens, temperature))
+
+    @abstractmethod
+    def complete_json(self, messages: list[ChatMessage], schema: dict[str, Any], max_tokens: int) -> str:
+        """A reply constrained to JSON matching `schema` (grammar-constrained decoding where the
+        backend has it), at temperature 0. The caller still validates it."""

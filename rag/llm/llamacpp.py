@@ -35,6 +35,22 @@ class LlamaCppLLM(LLM):
         # llama.cpp's own figures for the latest generation (prompt_n, cache_n, prompt_ms, predicted_n, …).
         self.last_timings: dict[str, float] = {}
 
+    def complete_json(self, messages: list[ChatMessage], schema: dict[str, Any], max_tokens: int) -> str:
+        request = {
+            "messages": [m.model_dump() for m in messages],
+            "max_tokens": max_tokens,
+            "temperature": 0.0,
+            "response_format": {"type": "json_schema", "json_schema": {"name": "reply", "schema": schema}},
+        }
+        try:
+            with self._lock:
+                reply = self._server.handle_chat_completions(request)
+        except Exception as exc:
+            raise LLMError(f"llama.cpp failed: {exc}") from exc
+        if not isinstance(reply, dict) or "error" in reply or not reply.get("choices"):
+            raise LLMError(f"llama.cpp gave no JSON reply: {str(reply)[:300]}")
+        return str(reply["choices"][0]["message"].get("content") or "")
+
     def stream(self, messages: list[ChatMessage], max_tokens: int, temperature: float) -> Iterator[str]:
         request = {
             "messages": [m.model_dump() for m in messages],

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 import requests
 
@@ -33,10 +35,7 @@ class OllamaLLM(LLM):
         self.label = f"ollama · {model} @ {host}"
 
     def stream(self, messages: list[ChatMessage], max_tokens: int, temperature: float) -> Iterator[str]:
-        import httpx
-        import ollama
-
-        try:
+        with self._errors_as_llm_error():
             for part in self._client.chat(
                 model=self._model,
                 messages=[m.model_dump() for m in messages],
@@ -45,6 +44,24 @@ class OllamaLLM(LLM):
             ):
                 if text := part.message.content:
                     yield text
+
+    def complete_json(self, messages: list[ChatMessage], schema: dict[str, Any], max_tokens: int) -> str:
+        with self._errors_as_llm_error():
+            reply = self._client.chat(
+                model=self._model,
+                messages=[m.model_dump() for m in messages],
+                format=schema,  # Ollama constrains decoding to this JSON schema
+                options={"temperature": 0.0, "num_predict": max_tokens},
+            )
+        return reply.message.content or ""
+
+    @contextmanager
+    def _errors_as_llm_error(self) -> Iterator[None]:
+        import httpx
+        import ollama
+
+        try:
+            yield
         except (httpx.TransportError, ConnectionError, OSError) as exc:  # the client's transport is httpx
             raise LLMError(f"Ollama at {self._host} is not reachable: {exc}") from exc
         except ollama.ResponseError as exc:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from typing import Any
 
 import requests
 
@@ -17,6 +18,22 @@ class OpenAICompatLLM(LLM):
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._timeout = timeout_s
         self.label = f"openai-compatible · {model} @ {base_url}"
+
+    def complete_json(self, messages: list[ChatMessage], schema: dict[str, Any], max_tokens: int) -> str:
+        body = {
+            "model": self._model,
+            "messages": [m.model_dump() for m in messages],
+            "max_tokens": max_tokens,
+            "temperature": 0.0,
+            "response_format": {"type": "json_schema", "json_schema": {"name": "reply", "schema": schema}},
+        }
+        try:
+            response = requests.post(self._url, json=body, headers=self._headers, timeout=self._timeout)
+            if response.status_code != 200:
+                raise LLMError(f"{self.label} answered HTTP {response.status_code}: {response.text[:300]}")
+            return str(response.json()["choices"][0]["message"].get("content") or "")
+        except (requests.RequestException, ValueError, KeyError, IndexError) as exc:
+            raise LLMError(f"{self.label} failed: {exc}") from exc
 
     def stream(self, messages: list[ChatMessage], max_tokens: int, temperature: float) -> Iterator[str]:
         body = {

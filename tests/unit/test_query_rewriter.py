@@ -2,23 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-from rag.llm.base import LLM, ChatMessage
 from rag.query_rewriter import clean_rewrite, rewrite_query
 from ragchat.schemas import Answer, ModelInfo
-
-
-class RecordingLLM(LLM):
-    label = "recording"
-
-    def __init__(self, reply: str) -> None:
-        self.reply = reply
-        self.calls: list[list[ChatMessage]] = []
-
-    def stream(self, messages: list[ChatMessage], max_tokens: int, temperature: float) -> Iterator[str]:
-        self.calls.append(messages)
-        yield self.reply
+from tests.recording_llm import RecordingLLM
 
 
 def turn(question: str, answer: str, refused: bool = False) -> Answer:

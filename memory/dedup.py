@@ -1,0 +1,110 @@
+"""Is a new memory entry already known, a new value for a known fact, or new?
+
+Embedding similarity alone cannot tell a repeat from a change: with all-MiniLM-L6-v2,
+"…team meetings every Friday at 10 AM" vs "…every Thursday at 9 AM" scores 0.973, higher than the
+true repeat "…on Fridays at 10 AM" (0.959). So similarity finds the entry the new one is about, and
+the words decide: nothing new → duplicate, new words (a day, a place, a tool) → the old entry is
+replaced. Some facts hold one value at a time (a person's role, where they live) although the
+sentences share few words ("User is a Project Finance Analyst." vs "User moved to the risk team.",
+similarity 0.33): those are matched by slot.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Literal
+
+import numpy as np
+from pydantic import BaseModel
+
+from rag.bm25_tokenizer import tokenize
+
+RELATED_SIMILARITY = 0.75
+_LIGHT_TERMS = {
+    "user", "user's", "compani", "company'", "company's", "work", "everi", "now", "current", "still", "also", "their",
+    "just",
+}  # fmt: skip
+
+_JOB = (
+    r"(analyst|engineer|manager|developer|scientist|designer|lead|director|consultant|accountant|officer|"
+    r"specialist|architect|administrator|intern|head|researcher|associate|partner|executive|founder|student|"
+    r"teacher|nurse|doctor|lawyer)s?\b"
+)
+_SLOTS: dict[str, re.Pattern[str]] = {
+    "role": re.compile(
+        rf"^user (is (now )?(an? |the )?([\w-]+ ){{0,4}}{_JOB}|works as\b|'s (role|job|title|position) |"
+        r"(was |has been |got )?promoted\b)"
+    ),
+    "team": re.compile(
+        r"^user (works (in|on|for) the\b|is (in|on|part of) the\b|'s team\b|"
+        r"(moved to|joined|(was |has been )?transferred to) the\b)"
+    ),
+    "employer": re.compile(r"^user (works (for|at) (?!the\b)|is employed by|joined (?!the\b))"),
+    "home": re.compile(r"^user (lives|is based|is located|resides|relocated|moved to (?!the\b))"),
+    "headquarters": re.compile(r"^company (is headquartered|is based|'s headquarters|has its headquarters)"),
+}
+# A move ("User moved to the risk team", "User was promoted to …") makes both the old role and the
+# old team stale; a plain statement of a team ("User works in the finance team") leaves a role alone.
+_MOVE = re.compile(r"^user (moved to the\b|joined the\b|(was |has been |got )?(transferred|promoted)\b|is now\b)")
+_MOVE_REPLACES = {"role", "team"}
+
+
+class DedupResult(BaseModel):
+    action: Literal["add", "duplicate", "replace"]
+    match: str | None = None  # the existing entry it repeats or replaces
+    similarity: float = 0.0
+
+
+def normalize(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def significant_terms(text: str) -> set[str]:
+    return {t for t in tokenize(text) if t not in _LIGHT_TERMS}
+
+
+def slot_of(entry: str) -> str | None:
+    lowered = entry.strip().lower()
+    return next((slot for slot, pattern in _SLOTS.items() if pattern.match(lowered)), None)
+
+
+def slots_replaced_by(entry: str) -> set[str]:
+    """The slots whose current entry this new one makes stale."""
+    if _MOVE.match(entry.strip().lower()):
+        return set(_MOVE_REPLACES)
+    slot = slot_of(entry)
+    return {slot} if slot else set()
+
+
+def _different_slots(new: str, old: str) -> bool:
+    """Two facts about different things (a role and a team) both stand, however alike they read."""
+    new_slot, old_slot = slot_of(new), slot_of(old)
+    return bool(new_slot and old_slot and old_slot not in slots_replaced_by(new))
+
+
+def compare(
+    new: str, existing: Sequence[str], embed: Callable[[list[str]], list[list[float]]]
+) -> DedupResult:
+    if not existing:
+        return DedupResult(action="add")
+    wanted = normalize(new)
+    for entry in existing:
+        if normalize(entry) == wanted:
+            return DedupResult(action="duplicate", match=entry, similarity=1.0)
+    vectors = np.asarray(embed([new, *existing]), dtype=np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True) + 1e-12
+    similarities = vectors[1:] @ vectors[0]
+    order = np.argsort(-similarities)
+    best = existing[int(order[0])]
+    best_similarity = float(similarities[order[0]])
+    if best_similarity >= RELATED_SIMILARITY:
+        if significant_terms(new) <= significant_terms(best):
+            return DedupResult(action="duplicate", match=best, similarity=best_similarity)
+        if not _different_slots(new, best):
+            return DedupResult(action="replace", match=best, similarity=best_similarity)
+    if slots := slots_replaced_by(new):
+        for index in order:
+            if slot_of(existing[int(index)]) in slots:
+                return DedupResult(action="replace", match=existing[int(index)], similarity=float(similarities[index]))
+    return DedupResult(action="add", similarity=best_similarity)

@@ -1,0 +1,108 @@
+"""The memory as the rest of ragchat sees it: the two Markdown files, the graph that writes them,
+the log of writes, and the choice of entries that go into an answer's prompt."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from functools import cached_property
+
+import numpy as np
+
+from memory.graph import MemoryGraph
+from memory.markdown_store import MemoryFile
+from memory.memory_log import MemoryLog
+from memory.prefilter import screen
+from rag.context_budget import estimate_tokens
+from rag.llm.base import LLM
+from ragchat.schemas import MemoryEvent, MemoryFacts, MemoryOutcome
+
+Embed = Callable[[list[str]], list[list[float]]]
+
+
+class Memory:
+    def __init__(
+        self,
+        files: dict[str, MemoryFile],
+        log: MemoryLog,
+        llm_factory: Callable[[], LLM],
+        embed: Embed,
+        min_confidence: float,
+        context_tokens: int,
+    ) -> None:
+        self.files = files
+        self._log = log
+        self._llm_factory = llm_factory
+        self._embed = embed
+        self._min_confidence = min_confidence
+        self._context_tokens = context_tokens
+        self._vectors: dict[str, np.ndarray] = {}  # entry text → unit vector (entries change rarely)
+
+    @cached_property
+    def _graph(self) -> MemoryGraph:
+        return MemoryGraph(self._llm_factory, self._embed, self.files, self._min_confidence)
+
+    def facts(self) -> MemoryFacts:
+        return MemoryFacts(user=self.files["USER"].entries(), company=self.files["COMPANY"].entries())
+
+    def remember(self, message: str, session_id: str | None = None) -> MemoryOutcome:
+        """Run the graph on the user's own message (never on answers or document text) and log its writes."""
+        outcome = self._graph.run(message)
+        if outcome.writes:
+            self._log.record(uuid.uuid4().hex, outcome.writes, session_id)
+        return outcome
+
+    def forget(self, entry: str) -> bool:
+        """Delete an entry from whichever file holds it."""
+        return any(file.delete(entry) for file in self.files.values())
+
+    def last_turn(self) -> list[MemoryEvent]:
+        return self._log.last_turn()
+
+    @staticmethod
+    def may_hold_facts(message: str) -> bool:
+        """Cheap rules: could this message state a fact worth the graph's time?"""
+        return bool(screen(message).statements)
+
+    @staticmethod
+    def only_states_facts(message: str) -> bool:
+        """The message states facts and asks nothing ("I'm a Project Finance Analyst.")."""
+        return screen(message).only_statements
+
+    def closeness(self, question: str, facts: MemoryFacts) -> float:
+        """The cosine similarity of the question to its closest memory entry."""
+        entries = [*facts.user, *facts.company]
+        if not entries:
+            return 0.0
+        question_vector = self._unit_vectors([question])[0]
+        return float(max(self._entry_vector(e) @ question_vector for e in entries))
+
+    def _entry_vector(self, entry: str) -> np.ndarray:
+        if entry not in self._vectors:
+            self._vectors[entry] = self._unit_vectors([entry])[0]
+        return self._vectors[entry]
+
+    def _unit_vectors(self, texts: list[str]) -> np.ndarray:
+        vectors = np.asarray(self._embed(texts), dtype=np.float32)
+        return vectors / (np.linalg.norm(vectors, axis=1, keepdims=True) + 1e-12)
+
+    def context_for(self, question: str) -> MemoryFacts:
+        """The entries for an answer's prompt: all of them while they fit the memory token budget
+        (the usual case: a few lines), else the ones closest in meaning to the question."""
+        facts = self.facts()
+        entries = [("USER", e) for e in facts.user] + [("COMPANY", e) for e in facts.company]
+        if sum(estimate_tokens(e) + 2 for _, e in entries) > self._context_tokens:
+            question_vector = self._unit_vectors([question])[0]
+            order = np.argsort([-(self._entry_vector(e) @ question_vector) for _, e in entries])
+            chosen, used = set(), 0
+            for index in order:
+                cost = estimate_tokens(entries[int(index)][1]) + 2
+                if used + cost > self._context_tokens:
+                    break
+                chosen.add(int(index))
+                used += cost
+            entries = [entry for index, entry in enumerate(entries) if index in chosen]
+        return MemoryFacts(
+            user=[e for target, e in entries if target == "USER"],
+            company=[e for target, e in entries if target == "COMPANY"],
+        )

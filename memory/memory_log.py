@@ -1,0 +1,48 @@
+"""Every memory write, logged in the SQLite file of RAGCHAT_HOME, so the app and `ragchat memory`
+can show what the last turn wrote (target, summary, confidence) after a restart."""
+
+from __future__ import annotations
+
+from contextlib import closing
+from datetime import UTC, datetime
+from pathlib import Path
+
+from ragchat.schemas import MemoryEvent, MemoryWrite
+from ragchat.sqlite_db import SQLiteTables
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS memory_events (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    turn_id TEXT NOT NULL,
+    at TEXT NOT NULL,
+    session_id TEXT,
+    write_json TEXT NOT NULL
+)
+"""
+
+
+class MemoryLog(SQLiteTables):
+    def __init__(self, db_path: Path) -> None:
+        super().__init__(db_path, _SCHEMA)
+
+    def record(self, turn_id: str, writes: list[MemoryWrite], session_id: str | None) -> None:
+        at = datetime.now(UTC).isoformat(timespec="seconds")
+        with closing(self._connect()) as conn, conn:
+            conn.executemany(
+                "INSERT INTO memory_events (turn_id, at, session_id, write_json) VALUES (?, ?, ?, ?)",
+                [(turn_id, at, session_id, w.model_dump_json()) for w in writes],
+            )
+
+    def last_turn(self) -> list[MemoryEvent]:
+        """The writes of the most recent turn that wrote anything."""
+        with closing(self._connect()) as conn:
+            rows = conn.execute(
+                """SELECT at, session_id, write_json FROM memory_events
+                   WHERE turn_id = (SELECT turn_id FROM memory_events ORDER BY id DESC LIMIT 1) ORDER BY id"""
+            ).fetchall()
+        return [
+            MemoryEvent(
+                **MemoryWrite.model_validate_json(raw).model_dump(), at=datetime.fromisoformat(at), session_id=sid
+            )
+            for at, sid, raw in rows
+        ]

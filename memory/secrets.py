@@ -1,0 +1,73 @@
+"""The secret detector: a veto the memory graph applies whatever the model decided.
+
+It errs towards refusing: a false alarm costs one unremembered fact, a miss writes a password into
+a plain-text file that may be synced or shared.
+"""
+
+from __future__ import annotations
+
+import re
+
+# "my password is …", "api key: …", "the PIN is 1234" — a secret named, then given.
+_NAMED_SECRET = re.compile(
+    r"\b(pass(?:word|wd|phrase|code)|pin(?:\s+code)?|api[\s_-]?key|access[\s_-]?key|secret(?:[\s_-]?key)?|"
+    r"(?:auth|access|bearer|refresh|session)?[\s_-]?token|private[\s_-]?key|credentials?|login|"
+    r"social\s+security(?:\s+number)?|ssn|cvv|cvc|security\s+code)\b"
+    r"[^.\n]{0,20}?(?:\bis\b|\bare\b|:|=|\bwas\b)",
+    re.IGNORECASE,
+)
+
+_TOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    ("a private key", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")),
+    ("an API key", re.compile(r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_\-]{16,}")),
+    ("an AWS access key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    ("a GitHub token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})")),
+    ("a Slack token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
+    ("a Google API key", re.compile(r"\bAIza[0-9A-Za-z_\-]{30,}")),
+    ("a JSON web token", re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*")),
+    ("a bearer token", re.compile(r"\bbearer\s+[A-Za-z0-9._\-]{16,}", re.IGNORECASE)),
+    ("a social security number", re.compile(r"\b\d{3}-\d{2}-\d{4}\b")),
+]
+
+# A long run mixing letters and digits with no spaces: how generated keys and tokens look.
+_OPAQUE_TOKEN = re.compile(r"\b(?=[A-Za-z0-9_\-+/=]*\d)(?=[A-Za-z0-9_\-+/=]*[A-Za-z])[A-Za-z0-9_\-+/=]{24,}\b")
+_CARD_CANDIDATE = re.compile(r"\b\d(?:[ -]?\d){12,18}\b")
+_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,4})?\b")
+
+
+def find_secret(text: str) -> str | None:
+    """What kind of secret `text` appears to hold ("a password", "a card number"), or None."""
+    if match := _NAMED_SECRET.search(text):
+        name = " ".join(match.group(1).lower().replace("_", " ").replace("-", " ").split())
+        name = name.replace("api", "API").replace("pin", "PIN").replace("ssn", "SSN").replace("cvv", "CVV")
+        return f"{'an' if name[0].lower() in 'aeiou' else 'a'} {name}"
+    for label, pattern in _TOKEN_PATTERNS:
+        if pattern.search(text):
+            return label
+    for candidate in _CARD_CANDIDATE.findall(text):
+        if _luhn_valid(re.sub(r"\D", "", candidate)):
+            return "a card number"
+    for candidate in _IBAN.findall(text):
+        if _iban_valid(candidate.replace(" ", "")):
+            return "a bank account number (IBAN)"
+    if _OPAQUE_TOKEN.search(text):
+        return "what looks like a key or token"
+    return None
+
+
+def _luhn_valid(digits: str) -> bool:
+    if not 13 <= len(digits) <= 19:
+        return False
+    total = 0
+    for position, char in enumerate(reversed(digits)):
+        value = int(char)
+        if position % 2 == 1:
+            value = value * 2 - 9 if value > 4 else value * 2
+        total += value
+    return total % 10 == 0
+
+
+def _iban_valid(iban: str) -> bool:
+    rearranged = iban[4:] + iban[:4]
+    numeric = "".join(str(int(ch, 36)) for ch in rearranged)
+    return 15 <= len(iban) <= 34 and int(numeric) % 97 == 1

@@ -1,0 +1,24 @@
+"""A stand-in LLM for unit tests of one component: replies with fixed text and records the prompts."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from rag.llm.base import LLM, ChatMessage
+
+
+class RecordingLLM(LLM):
+    label = "recording"
+
+    def __init__(self, reply: str) -> None:
+        self.reply = reply
+        self.calls: list[list[ChatMessage]] = []
+
+    def stream(self, messages: list[ChatMessage], max_tokens: int, temperature: float) -> Iterator[str]:
+        self.calls.append(messages)
+        yield self.reply
+
+    def complete_json(self, messages: list[ChatMessage], schema: dict[str, Any], max_tokens: int) -> str:
+        self.calls.append(messages)
+        return self.reply

@@ -1,0 +1,41 @@
+"""Dedup against existing entries: normalized text, embedding similarity (the real packaged
+embedder), and fact slots that hold one value at a time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memory.dedup import compare
+from rag.embedder import Embedder
+from ragchat.settings import get_settings
+
+
+@pytest.fixture(scope="module")
+def embed():
+    return Embedder(get_settings(home=Path("/nonexistent-home-unused"))).embed
+
+
+ROLE = "User is a Project Finance Analyst."
+MEETINGS = "Company holds team meetings every Friday at 10 AM."
+
+
+@pytest.mark.parametrize(
+    ("new", "existing", "action", "match"),
+    [
+        ("User is a Project Finance Analyst.", [ROLE], "duplicate", ROLE),
+        ("user is a project-finance analyst", [ROLE], "duplicate", ROLE),
+        ("User works as a project finance analyst.", [ROLE], "duplicate", ROLE),
+        ("Company holds team meetings on Fridays at 10 AM.", [MEETINGS], "duplicate", MEETINGS),
+        ("Company holds team meetings every Thursday at 9 AM.", [MEETINGS], "replace", MEETINGS),
+        ("User moved to the risk team.", [ROLE, "User lives in Lisbon."], "replace", ROLE),
+        ("User lives in Porto.", [ROLE, "User lives in Lisbon."], "replace", "User lives in Lisbon."),
+        ("User works in the finance team.", [ROLE], "add", None),
+        ("User prefers weekly summaries on Mondays.", [ROLE, "User lives in Lisbon."], "add", None),
+        ("Company uses GCP.", [], "add", None),
+    ],
+)
+def test_compare(embed, new: str, existing: list[str], action: str, match: str | None) -> None:
+    result = compare(new, existing, embed)
+    assert (result.action, result.match) == (action, match)

@@ -1,0 +1,46 @@
+"""The secret detector vetoes a memory write whatever the model decided."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.secrets import find_secret
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("my password is hunter2", "a password"),
+        ("My API key is abc", "an API key"),
+        ("the wifi passphrase: correct horse battery staple", "a passphrase"),
+        ("Our PIN code is 4921", "a PIN code"),
+        ("use sk-proj-AbCdEfGhIjKlMnOpQrStUv123 for the bot", "an API key"),
+        ("AKIAIOSFODNN7EXAMPLE is the deploy key id", "an AWS access key"),
+        ("ghp_0123456789abcdefghijABCDEFGHIJ012345", "a GitHub token"),
+        ("Authorization: Bearer abcdefghijklmnop.qrstuv", "a bearer token"),
+        ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", None),
+        ("My card is 4111 1111 1111 1111", "a card number"),
+        ("IBAN DE89 3704 0044 0532 0130 00 for refunds", "a bank account number (IBAN)"),
+        ("the build uses 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 as seed", None),
+    ],
+)
+def test_secrets_are_found(text: str, kind: str | None) -> None:
+    found = find_secret(text)
+    assert found is not None, text
+    if kind is not None:
+        assert found == kind
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm a Project Finance Analyst.",
+        "We hold team meetings every Friday at 10 AM.",
+        "Our company just migrated from AWS to GCP last quarter.",
+        "My employee number is short: order 12345 ships on 2026-03-01.",
+        "I reset passwords for the help desk every Monday.",
+        "Card 4111 1111 1111 1112 fails the checksum, so it is just a number.",
+    ],
+)
+def test_ordinary_facts_are_not_secrets(text: str) -> None:
+    assert find_secret(text) is None

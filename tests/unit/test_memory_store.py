@@ -1,0 +1,76 @@
+"""USER_MEMORY.md / COMPANY_MEMORY.md: tolerant of hand edits, atomic, safe across processes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from memory.markdown_store import MemoryFile, memory_files
+
+HAND_EDITED = """# User memory
+
+Some notes I wrote myself, kept as they are.
+
+- User is a Project Finance Analyst.
+* User lives in Lisbon.
+
+```
+- not an entry: inside a code fence
+```
+## Extra heading
++ User prefers weekly summaries on Mondays."""
+
+
+def test_hand_edited_file_is_read_and_kept(tmp_path: Path) -> None:
+    path = tmp_path / "USER_MEMORY.md"
+    path.write_text(HAND_EDITED, encoding="utf-8")
+    memory = MemoryFile(path, "User memory", "intro")
+    assert memory.entries() == [
+        "User is a Project Finance Analyst.",
+        "User lives in Lisbon.",
+        "User prefers weekly summaries on Mondays.",
+    ]
+    memory.add("User works in the\nrisk team.")
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith(HAND_EDITED + "\n")  # every existing line untouched, newline added at the end
+    assert text.endswith("- User works in the risk team.\n")
+    assert memory.replace("User lives in Lisbon.", "User lives in Porto.")
+    assert memory.delete("User is a Project Finance Analyst.")
+    assert not memory.delete("User is a Project Finance Analyst.")  # already gone: no change, no error
+    assert memory.entries() == [
+        "User lives in Porto.",
+        "User prefers weekly summaries on Mondays.",
+        "User works in the risk team.",
+    ]
+    assert "- not an entry: inside a code fence" in path.read_text(encoding="utf-8")
+
+
+def test_a_missing_file_is_created_with_its_header(tmp_path: Path) -> None:
+    files = memory_files(tmp_path)
+    files["COMPANY"].add("Company uses GCP.")
+    text = (tmp_path / "COMPANY_MEMORY.md").read_text(encoding="utf-8")
+    assert text.startswith("# Company memory\n") and text.endswith("- Company uses GCP.\n")
+    assert not (tmp_path / "USER_MEMORY.md").exists()
+    assert not list(tmp_path.glob("*.tmp")) and not list(tmp_path.glob(".*.tmp"))
+
+
+WRITER = """
+import sys
+from pathlib import Path
+from memory.markdown_store import memory_files
+files = memory_files(Path(sys.argv[1]))
+for n in range(100):
+    files["USER"].add(f"Fact {sys.argv[2]}-{n}.")
+"""
+
+
+def test_two_processes_appending_100_facts_each_lose_none(tmp_path: Path) -> None:
+    writers = [
+        subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path), name], cwd=Path(__file__).parents[2])
+        for name in ("a", "b")
+    ]
+    assert [w.wait(timeout=120) for w in writers] == [0, 0]
+    entries = memory_files(tmp_path)["USER"].entries()
+    assert len(entries) == 200
+    assert set(entries) == {f"Fact {name}-{n}." for name in ("a", "b") for n in range(100)}

@@ -1,0 +1,42 @@
+"""The sidebar's memory panel: what ragchat remembers (USER_MEMORY.md, COMPANY_MEMORY.md), what the
+last turn wrote, and a delete button per entry."""
+
+from __future__ import annotations
+
+import hashlib
+
+import streamlit as st
+
+from ragchat.service import RagService
+
+_LABELS = {"USER": "About you", "COMPANY": "About your company"}
+
+
+def render_memory_panel(service: RagService) -> None:
+    memory = service.memory
+    facts = memory.facts()
+    count = len(facts.user) + len(facts.company)
+    with st.expander(f"Memory ({count})", icon=":material/neurology:"):
+        if notice := st.session_state.pop("memory_notice", None):
+            st.info(notice)
+        for target, entries in (("USER", facts.user), ("COMPANY", facts.company)):
+            st.markdown(f"**{_LABELS[target]}** · `{memory.files[target].path.name}`")
+            if not entries:
+                st.caption("Nothing yet.")
+            for entry in entries:
+                text_col, button_col = st.columns([5, 1], vertical_alignment="center")
+                text_col.markdown(entry)
+                key = "forget-" + hashlib.sha256(f"{target}:{entry}".encode()).hexdigest()[:12]
+                if button_col.button("", icon=":material/delete:", type="tertiary", key=key, help="Forget this"):
+                    removed = memory.forget(entry)
+                    st.session_state.memory_notice = f"Forgot: {entry}" if removed else "That entry was already gone."
+                    st.rerun()
+        last = memory.last_turn()
+        if last:
+            st.markdown("**Last written**")
+            for event in last:
+                st.caption(
+                    f"{event.action} · {event.target} · confidence {event.confidence:.2f} · "
+                    f"{event.at:%Y-%m-%d %H:%M} UTC  \n{event.summary}"
+                )
+        st.caption("Facts you state about yourself or your company are kept here; secrets never are.")
