@@ -6,16 +6,19 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from memory.graph import MemoryGraph
 from memory.markdown_store import MemoryFile
 from memory.memory_log import MemoryLog
 from memory.prefilter import screen
 from rag.context_budget import estimate_tokens
 from rag.llm.base import LLM
 from ragchat.schemas import MemoryEvent, MemoryFacts, MemoryOutcome
+
+if TYPE_CHECKING:
+    from memory.graph import MemoryGraph
 
 Embed = Callable[[list[str]], list[list[float]]]
 
@@ -40,6 +43,8 @@ class Memory:
 
     @cached_property
     def _graph(self) -> MemoryGraph:
+        from memory.graph import MemoryGraph  # LangGraph takes ~1.5 s to import: only when a fact is stated
+
         return MemoryGraph(self._llm_factory, self._embed, self.files, self._min_confidence)
 
     def facts(self) -> MemoryFacts:

@@ -1,0 +1,42 @@
+"""JSON-schema constrained replies (what the memory graph relies on) from the real 0.5B model, in
+process and through the OpenAI-compatible HTTP API of xllamacpp's own server."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.analyzer import DECISION_SCHEMA, SYSTEM_PROMPT
+from rag.llm.base import LLM, ChatMessage, LLMError
+from rag.llm.factory import resolve_gguf
+from rag.llm.llamacpp import LlamaCppLLM
+from rag.llm.openai_compat import OpenAICompatLLM
+from ragchat.schemas import MemoryDecision
+from ragchat.settings import get_settings
+from tests.conftest import TEST_LLM
+
+MESSAGES = [
+    ChatMessage(role="system", content=SYSTEM_PROMPT),
+    ChatMessage(role="user", content="Message: Our company just migrated from AWS to GCP last quarter."),
+]
+
+
+@pytest.fixture(scope="module")
+def llamacpp() -> LlamaCppLLM:
+    path, label = resolve_gguf(TEST_LLM, get_settings().model_dir)
+    return LlamaCppLLM(path, label)
+
+
+def _decide(llm: LLM) -> MemoryDecision:
+    return MemoryDecision.model_validate_json(llm.complete_json(MESSAGES, DECISION_SCHEMA, max_tokens=120))
+
+
+def test_in_process_reply_follows_the_schema(llamacpp: LlamaCppLLM) -> None:
+    decision = _decide(llamacpp)
+    assert decision.should_write and "GCP" in decision.summary
+
+
+def test_openai_compatible_reply_follows_the_schema(llamacpp: LlamaCppLLM) -> None:
+    served = OpenAICompatLLM(f"{llamacpp.listening_address}/v1", model=TEST_LLM)
+    assert _decide(served) == _decide(llamacpp)  # the same model at temperature 0, the same decision
+    with pytest.raises(LLMError):
+        OpenAICompatLLM("http://127.0.0.1:9/v1", model="x", timeout_s=2).complete_json(MESSAGES, DECISION_SCHEMA, 8)
