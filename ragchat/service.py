@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from functools import cached_property
 from pathlib import Path
 
@@ -24,6 +25,9 @@ from rag.retriever import HybridRetriever
 from rag.vector_store import ChromaStore
 from ragchat.schemas import Answer, DocumentRecord, IngestResult, ModelInfo, Retrieval
 from ragchat.settings import Settings
+from tools.weather import run_weather_tool
+from tools.weather_explanation import explanation_messages, facts, unsupported_numbers
+from tools.weather_models import WeatherAnalysis, WeatherRequest
 
 log = logging.getLogger(__name__)
 
@@ -136,3 +140,38 @@ class RagService:
         self, question: str, session_id: str | None = None, bm25_weight: float | None = None, rerank: bool = True
     ) -> Answer:
         return self.ask_stream(question, session_id, bm25_weight, rerank).result()
+
+    def weather(self, request: WeatherRequest) -> WeatherAnalysis:
+        """Weather analytics for a place, computed in the sandboxed tool; then, if asked, a plain-language
+        explanation written by the LLM from those figures. Raises tools.weather_models.WeatherError
+        (not found, ambiguous with candidates, Open-Meteo's reason, timeout, sandbox limit) with a message
+        fit to show. A failing LLM never loses the analysis: the note says why there is no explanation."""
+        analysis = run_weather_tool(self.settings, request)
+        if request.explain:
+            self._explain_weather(analysis)
+        return analysis
+
+    def _explain_weather(self, analysis: WeatherAnalysis) -> None:
+        started = time.perf_counter()
+        try:
+            llm = self.llm()
+            text = llm.complete(
+                explanation_messages(analysis), self.settings.weather_explain_max_tokens, temperature=0.0
+            ).strip()
+        except Exception as exc:
+            log.warning("weather explanation failed: %s", exc)
+            analysis.explanation_note = f"The explanation is unavailable: the language model failed ({exc})."
+            return
+        finally:
+            analysis.timings_ms["explain_ms"] = round((time.perf_counter() - started) * 1000, 1)
+        analysis.explanation_model = llm.label
+        if not text:
+            analysis.explanation_note = "The explanation is unavailable: the language model returned nothing."
+            return
+        analysis.explanation = text
+        invented = unsupported_numbers(text, facts(analysis))
+        if invented:
+            analysis.explanation_note = (
+                f"The explanation mentions figures that are not in the computed analysis ({', '.join(invented)}); "
+                "rely on the table and charts."
+            )
