@@ -203,9 +203,9 @@ def _print_weather(analysis: WeatherAnalysis) -> None:
         f"{period} {analysis.start} to {analysis.end} ({len(analysis.daily)} days); "
         f"units: {u.temperature}, {u.precipitation}, {u.wind_speed}"
     )
-    if analysis.alternatives:
-        others = "; ".join(p.label for p in analysis.alternatives)
-        print(f"(also matched: {others}; add the region to the name to choose another)")
+    others = [f"{n}. {p.label}" for n, p in enumerate(analysis.candidates, start=1) if p != analysis.place]
+    if others:
+        print(f"(also matched: {'; '.join(others)}; choose one with --pick N)")
     print()
     header = ["date", "mean", "max", "min", "3-day", "precip", "wind avg", "wind max"]
     print("  ".join(f"{h:>10}" for h in header))
@@ -242,7 +242,7 @@ def _print_weather(analysis: WeatherAnalysis) -> None:
     missing = ", ".join(f"{m.variable.replace('_', ' ')} {m.percent:g}%" for m in a.missingness if m.missing)
     print(f"Missing hourly values: {missing or 'none'}")
     for note in analysis.notes:
-        print(f"  ! {note}")
+        print(f"  {'!' if note.level == 'alert' else '-'} {note.text}")
     if analysis.explanation:
         print(f"\n{analysis.explanation}")
         print(f"(explained by {analysis.explanation_model} from the figures above)", file=sys.stderr)

@@ -14,7 +14,7 @@ import json
 import math
 import threading
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -58,16 +58,20 @@ class SeenRequest:
     raw_query: str
 
 
+Route = Reply | list[Reply] | Callable[[SeenRequest], Reply]
+
+
 class ReplayServer:
-    """Routes map a path to a Reply, or to a list of Replies served in turn (the last one repeats)."""
+    """Routes map a path to a Reply, to a list of Replies served in turn (the last one repeats), or to a
+    function of the request (e.g. geocoding answers by `name`)."""
 
     def __init__(self) -> None:
-        self.routes: dict[str, Reply | list[Reply]] = {}
+        self.routes: dict[str, Route] = {}
         self.seen: list[SeenRequest] = []
         self._stop = threading.Event()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
 
     @property
     def base(self) -> str:
@@ -88,13 +92,15 @@ class ReplayServer:
         self._server.shutdown()
         self._server.server_close()
 
-    def _next_reply(self, path: str) -> Reply:
-        route = self.routes.get(path)
+    def _next_reply(self, seen: SeenRequest) -> Reply:
+        route = self.routes.get(seen.path)
         if route is None:
-            return Reply.json({"error": True, "reason": f"no route {path}"}, status=404)
+            return Reply.json({"error": True, "reason": f"no route {seen.path}"}, status=404)
         if isinstance(route, list):
             return route.pop(0) if len(route) > 1 else route[0]
-        return route
+        if isinstance(route, Reply):
+            return route
+        return route(seen)
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
@@ -102,8 +108,9 @@ class ReplayServer:
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:
                 parts = urlsplit(self.path)
-                server.seen.append(SeenRequest(parts.path, parse_qs(parts.query), parts.query))
-                reply = server._next_reply(parts.path)
+                seen = SeenRequest(parts.path, parse_qs(parts.query), parts.query)
+                server.seen.append(seen)
+                reply = server._next_reply(seen)
                 if reply.hang:
                     server._stop.wait(HANG_LIMIT_S)
                     return
@@ -217,3 +224,14 @@ def hourly(
         "hourly_units": {k: v for k, v in units.items() if k in data},
         "hourly": data,
     }
+
+
+def geocoding_by_name(known: dict[str, list[dict[str, Any]]]) -> Callable[[SeenRequest], Reply]:
+    """A geocoding route that answers by the `name` parameter (case-insensitive); unknown: no results."""
+    folded = {name.casefold(): results for name, results in known.items()}
+
+    def answer(seen: SeenRequest) -> Reply:
+        name = seen.query.get("name", [""])[0]
+        return Reply.json(geocoding(*folded.get(name.casefold(), [])))
+
+    return answer

@@ -3,7 +3,8 @@
 Open-Meteo ranks results by relevance and size. "London" returns London (England, 8.9 M people) first
 and London (Ontario, 0.4 M) later: asking the person to choose every time would be tiresome, so the
 first result is taken when it is at least DOMINANCE times as populous as every other result with the
-same name; the others are kept as `alternatives`. "Frederick" (69 k, 11 k, 4 k) is a real choice.
+same name; the person can still choose another of the matches by number (`pick`). "Frederick"
+(69 k, 11 k, 4 k people) is a real choice.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ DOMINANCE = 10
 
 
 def resolve_place(request: WeatherRequest, found: list[Place]) -> tuple[Place, list[Place]]:
-    """The place to use and its same-name alternatives; WeatherError (not_found, ambiguous,
-    invalid_input) when there is no single answer."""
+    """The place to use and every match (in Open-Meteo's order, after the qualifiers); WeatherError
+    (not_found, ambiguous, invalid_input) when there is no single answer."""
     matches = [p for p in found if all(_matches(p, q) for q in request.qualifiers)]
     if not matches:
         raise WeatherError(WeatherFailure(kind="not_found", message=_not_found(request, bool(found))))
@@ -23,14 +24,14 @@ def resolve_place(request: WeatherRequest, found: list[Place]) -> tuple[Place, l
         if request.pick > len(matches):
             message = f"there {'is' if len(matches) == 1 else 'are'} only {len(matches)} match(es) for {request.city!r}"
             raise WeatherError(WeatherFailure(kind="invalid_input", message=message, candidates=matches))
-        return matches[request.pick - 1], []
+        return matches[request.pick - 1], matches
     best = matches[0]
     namesakes = [p for p in matches[1:] if p.name.casefold() == best.name.casefold()]
     if not namesakes:
-        return best, []
+        return best, matches
     runner_up = max(p.population or 0 for p in namesakes)
     if best.population and best.population >= DOMINANCE * runner_up:
-        return best, namesakes
+        return best, matches
     message = f"{request.city!r} matches {len(matches)} places; choose one"
     raise WeatherError(WeatherFailure(kind="ambiguous", message=message, candidates=matches))
 

@@ -28,6 +28,7 @@ from tools.weather_models import (
     Endpoints,
     HourlySeries,
     Place,
+    QualityNote,
     Units,
     WeatherAnalysis,
     WeatherError,
@@ -100,7 +101,7 @@ def run_job(job: WeatherJob) -> WeatherToolResult:
     try:
         found = client.geocode(request.place_name, request.country_code)
         timings["geocoding_ms"] = _ms_since(started)
-        place, alternatives = resolve_place(request, found)
+        place, candidates = resolve_place(request, found)
         fetch_started = time.monotonic()
         if request.start is not None and request.end is not None:
             response = client.archive(
@@ -111,7 +112,7 @@ def run_job(job: WeatherJob) -> WeatherToolResult:
             response = client.forecast(place, request.days, request.temperature_unit, request.wind_speed_unit)
         timings["fetch_ms"] = _ms_since(fetch_started)
         analysis_started = time.monotonic()
-        analysis = build_analysis(request, place, alternatives, response)
+        analysis = build_analysis(request, place, candidates, response)
     except OpenMeteoError as exc:
         return WeatherToolResult(failure=WeatherFailure(kind=exc.kind, message=str(exc), place=place))
     except WeatherError as exc:
@@ -122,7 +123,7 @@ def run_job(job: WeatherJob) -> WeatherToolResult:
 
 
 def build_analysis(
-    request: WeatherRequest, place: Place, alternatives: list[Place], response: HourlyResponse
+    request: WeatherRequest, place: Place, candidates: list[Place], response: HourlyResponse
 ) -> WeatherAnalysis:
     block = response.hourly
     if block is None or not block.time:
@@ -140,7 +141,7 @@ def build_analysis(
     return WeatherAnalysis(
         request=request,
         place=place,
-        alternatives=alternatives,
+        candidates=candidates,
         source=request.source,
         start=daily[0].date,
         end=daily[-1].date,
@@ -149,11 +150,11 @@ def build_analysis(
         hourly=hourly,
         daily=daily,
         analytics=analytics,
-        notes=[*unit_notes, *_coverage_notes(request, [d.date for d in daily]), *quality],
+        notes=[*unit_notes, *quality, *_coverage_notes(request, [d.date for d in daily])],
     )
 
 
-def _units(request: WeatherRequest, reported: dict[str, str]) -> tuple[Units, list[str]]:
+def _units(request: WeatherRequest, reported: dict[str, str]) -> tuple[Units, list[QualityNote]]:
     """The units Open-Meteo says the data is in; a note when they are not what was asked for."""
     wanted = {
         "temperature_2m": EXPECTED_UNITS[request.temperature_unit],
@@ -164,10 +165,13 @@ def _units(request: WeatherRequest, reported: dict[str, str]) -> tuple[Units, li
     for key, expected in wanted.items():
         unit = reported.get(key)
         if unit is None:
-            notes.append(f"Open-Meteo did not report the unit of {key}; assuming {expected}.")
+            notes.append(
+                QualityNote(level="note", text=f"Open-Meteo did not report the unit of {key}; assuming {expected}.")
+            )
             unit = expected
         elif unit != expected:
-            notes.append(f"Open-Meteo reported {key} in {unit}, not the requested {expected}; figures are in {unit}.")
+            text = f"Open-Meteo reported {key} in {unit}, not the requested {expected}; figures are in {unit}."
+            notes.append(QualityNote(level="alert", text=text))
         chosen[key] = unit
     units = Units(
         temperature=chosen["temperature_2m"], precipitation=chosen["precipitation"], wind_speed=chosen["wind_speed_10m"]
@@ -175,15 +179,15 @@ def _units(request: WeatherRequest, reported: dict[str, str]) -> tuple[Units, li
     return units, notes
 
 
-def _coverage_notes(request: WeatherRequest, dates: list[date]) -> list[str]:
+def _coverage_notes(request: WeatherRequest, dates: list[date]) -> list[QualityNote]:
     if request.start is not None and request.end is not None:
         expected = (request.end - request.start).days + 1
         if dates[0] != request.start or dates[-1] != request.end or len(dates) != expected:
             asked = f"{request.start} to {request.end}"
-            return [f"The archive returned {dates[0]} to {dates[-1]} for the requested {asked}."]
+            return [QualityNote(level="note", text=f"The archive returned {dates[0]} to {dates[-1]} for {asked}.")]
         return []
     if request.days is not None and len(dates) != request.days:
-        return [f"Open-Meteo returned {len(dates)} days for the {request.days} requested."]
+        return [QualityNote(level="note", text=f"Open-Meteo returned {len(dates)} days for the {request.days} asked.")]
     return []
 
 

@@ -12,7 +12,15 @@ import statistics
 from collections.abc import Callable, Iterable, Sequence
 from datetime import date, datetime, timedelta
 
-from tools.weather_models import Anomaly, DailyStats, Extreme, HourlySeries, Missingness, WeatherAnalytics
+from tools.weather_models import (
+    Anomaly,
+    DailyStats,
+    Extreme,
+    HourlySeries,
+    Missingness,
+    QualityNote,
+    WeatherAnalytics,
+)
 
 ANOMALY_Z = 1.5  # a day is an anomaly when its mean temperature is more than 1.5 σ from the period mean
 ROLLING_DAYS = 3
@@ -23,7 +31,7 @@ VARIABLE_LABELS = {"temperature": "temperature", "precipitation": "precipitation
 Values = Sequence[float | None]
 
 
-def analyze(hourly: HourlySeries) -> tuple[list[DailyStats], WeatherAnalytics, list[str]]:
+def analyze(hourly: HourlySeries) -> tuple[list[DailyStats], WeatherAnalytics, list[QualityNote]]:
     """Daily aggregates, period analytics and data-quality notes (alerts first)."""
     daily = daily_stats(hourly)
     means = [d.temperature_mean for d in daily]
@@ -122,9 +130,10 @@ def missingness(hourly: HourlySeries) -> list[Missingness]:
     return rows
 
 
-def quality_notes(hourly: HourlySeries, daily: list[DailyStats], missing: list[Missingness]) -> list[str]:
+def quality_notes(hourly: HourlySeries, daily: list[DailyStats], missing: list[Missingness]) -> list[QualityNote]:
     """Plain sentences about what is missing or irregular, alerts first."""
-    alerts, notes = [], []
+    alerts: list[str] = []
+    notes: list[str] = []
     for m in missing:
         label = VARIABLE_LABELS[m.variable]
         if m.missing == m.total:
@@ -153,7 +162,7 @@ def quality_notes(hourly: HourlySeries, daily: list[DailyStats], missing: list[M
     irregular = sum(step != timedelta(hours=1) for step in steps)
     if irregular:
         notes.append(f"{irregular} step(s) in the hourly times are not one hour apart (for example a clock change).")
-    return alerts + notes
+    return [QualityNote(level="alert", text=t) for t in alerts] + [QualityNote(level="note", text=t) for t in notes]
 
 
 def _list_days(days: list[DailyStats], text: Callable[[DailyStats], str] = lambda d: str(d.date)) -> str:

@@ -212,6 +212,13 @@ class Missingness(BaseModel):
     alert: bool = Field(description="True when the share missing reaches the alert threshold.")
 
 
+class QualityNote(BaseModel):
+    """A data-quality remark: an alert when figures are unreliable, else a note."""
+
+    level: Literal["alert", "note"]
+    text: str
+
+
 class WeatherAnalytics(BaseModel):
     """Figures over the whole period, computed in Python from the validated hourly data."""
 
@@ -232,8 +239,10 @@ class WeatherAnalysis(BaseModel):
 
     request: WeatherRequest
     place: Place
-    alternatives: list[Place] = Field(
-        default_factory=list, description="Other places with the same name, when one clearly dominated."
+    candidates: list[Place] = Field(
+        default_factory=list,
+        description="Every place that matched, in Open-Meteo's order (the chosen one included); pick=N chooses "
+        "the Nth of them.",
     )
     source: Source
     start: date
@@ -243,7 +252,7 @@ class WeatherAnalysis(BaseModel):
     hourly: HourlySeries
     daily: list[DailyStats]
     analytics: WeatherAnalytics
-    notes: list[str] = Field(default_factory=list, description="Data-quality notes, most important first.")
+    notes: list[QualityNote] = Field(default_factory=list, description="Data-quality notes, alerts first.")
     explanation: str | None = Field(default=None, description="Written by the LLM from the computed figures.")
     explanation_note: str | None = Field(default=None, description="Why there is no explanation, or a caveat.")
     explanation_model: str | None = None
