@@ -26,7 +26,7 @@ from rag.vector_store import ChromaStore
 from ragchat.schemas import Answer, DocumentRecord, IngestResult, ModelInfo, Retrieval
 from ragchat.settings import Settings
 from tools.weather import run_weather_tool
-from tools.weather_explanation import explanation_messages, facts, unsupported_numbers
+from tools.weather_explanation import explanation_messages, facts, unsupported_numbers, whole_sentences
 from tools.weather_models import WeatherAnalysis, WeatherRequest
 
 log = logging.getLogger(__name__)
@@ -155,9 +155,9 @@ class RagService:
         started = time.perf_counter()
         try:
             llm = self.llm()
-            text = llm.complete(
-                explanation_messages(analysis), self.settings.weather_explain_max_tokens, temperature=0.0
-            ).strip()
+            text = whole_sentences(
+                llm.complete(explanation_messages(analysis), self.settings.weather_explain_max_tokens, temperature=0.0)
+            )
         except Exception as exc:
             log.warning("weather explanation failed: %s", exc)
             analysis.explanation_note = f"The explanation is unavailable: the language model failed ({exc})."

@@ -130,7 +130,7 @@ class Settings(BaseSettings):
     )
     weather_sandbox_cpu_s: int = Field(default=20, gt=0, description="RLIMIT_CPU of the weather subprocess.")
     weather_sandbox_memory_mb: int = Field(default=512, ge=64, description="RLIMIT_AS of the weather subprocess.")
-    weather_explain_max_tokens: int = Field(default=200, gt=0, description="Length cap of the LLM's explanation.")
+    weather_explain_max_tokens: int = Field(default=160, gt=0, description="Length cap of the LLM's explanation.")
 
     @field_validator("openmeteo_forecast_url", "openmeteo_archive_url", "openmeteo_geocoding_url")
     @classmethod

@@ -12,14 +12,13 @@ import re
 from rag.llm.base import ChatMessage
 from tools.weather_models import Extreme, WeatherAnalysis
 
-MAX_DAILY_ROWS = 16  # longer periods (the archive allows a year) are summarised without the daily lines
 NUMBER = re.compile(r"-?\d+(?:[.,]\d+)?")
 
 SYSTEM_PROMPT = (
-    "You explain weather data to a person who is not a meteorologist. Write 2 to 4 short, plain sentences "
-    "about what the period looks like: temperatures, rain, wind, and any unusual days. Use only the figures "
-    "given, copied exactly with their units. Never calculate, round or invent numbers. Mention missing data "
-    "if the facts report any."
+    "You explain weather data to a person who is not a meteorologist. Write at most 3 short, plain sentences "
+    "about the period: temperatures, rain, wind, and any unusual days. Use only the figures given, copied "
+    "exactly with their units. Never calculate, round or invent numbers. Mention missing data if the facts "
+    "report any."
 )
 
 
@@ -64,14 +63,16 @@ def facts(analysis: WeatherAnalysis) -> str:
         lines.append("Unusual days: none")
     gaps = [f"{m.variable.replace('_', ' ')} {m.percent:g}% missing" for m in a.missingness if m.missing]
     lines.append(f"Missing data: {', '.join(gaps) if gaps else 'none'}")
-    if len(analysis.daily) <= MAX_DAILY_ROWS:
-        lines.append(f"Daily (date: mean / max / min {t}, precipitation {p}, max wind {w}):")
-        lines += [
-            f"- {d.date}: {_n(d.temperature_mean)} / {_n(d.temperature_max)} / {_n(d.temperature_min)}, "
-            f"{_n(d.precipitation_total)}, {_n(d.wind_speed_max)}"
-            for d in analysis.daily
-        ]
     return "\n".join(lines)
+
+
+def whole_sentences(text: str) -> str:
+    """A reply cut off by the token limit, without its unfinished last sentence (if a whole one exists)."""
+    text = text.strip()
+    if not text or text[-1] in ".!?":
+        return text
+    end = max(text.rfind(". "), text.rfind("! "), text.rfind("? "))
+    return text[: end + 1] if end > 0 else text
 
 
 def unsupported_numbers(text: str, given: str) -> list[str]:
@@ -91,10 +92,6 @@ def _extreme_line(label: str, extreme: Extreme | None, unit: str) -> list[str]:
     if extreme is None:
         return []
     return [f"{label}: {extreme.value:g} {unit} on {extreme.time:%Y-%m-%d} at {extreme.time:%H:%M}"]
-
-
-def _n(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:g}"
 
 
 def _value(raw: str) -> float:
