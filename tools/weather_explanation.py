@@ -3,6 +3,11 @@
 The model is given the figures as text and told to copy them, never to calculate. Small models still
 invent numbers now and then, so every number in the reply is checked against the figures it was given;
 any that is not among them is named in a caveat shown beside the explanation.
+
+The user turn asks a concrete question ("describe it as you would tell a friend"): with the same facts
+followed by "Explain this weather in plain language." or "write one paragraph of prose, do not copy the
+facts", the 0.5B model copied the facts line by line both times; the question made it write sentences
+that used only given figures.
 """
 
 from __future__ import annotations
@@ -23,9 +28,14 @@ SYSTEM_PROMPT = (
 
 
 def explanation_messages(analysis: WeatherAnalysis) -> list[ChatMessage]:
+    bullets = "\n".join(f"- {line}" for line in facts(analysis).splitlines())
+    question = (
+        "In 2 or 3 sentences, describe what the weather is like there over this period, as you would tell "
+        "a friend: the warmest and coldest times, the rain and the wind."
+    )
     return [
         ChatMessage(role="system", content=SYSTEM_PROMPT),
-        ChatMessage(role="user", content=f"Facts:\n{facts(analysis)}\n\nExplain this weather in plain language."),
+        ChatMessage(role="user", content=f"Weather figures for {analysis.place.label}:\n{bullets}\n\n{question}"),
     ]
 
 
