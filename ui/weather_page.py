@@ -105,7 +105,7 @@ def rerun_with_pick(service: RagService, pick: int) -> None:
 
 def render_failure(service: RagService, failure: WeatherFailure) -> None:
     if failure.kind == "ambiguous":
-        st.warning(f"{failure.message.capitalize()}:")
+        st.warning(f"{_sentence(failure.message)}:")
         choice = st.radio(
             "Which place?",
             range(len(failure.candidates)),
@@ -228,7 +228,7 @@ def render_analytics(analysis: WeatherAnalysis) -> None:
         if x is not None
     ]
     if extremes:
-        st.caption(" · ".join(extremes).capitalize())
+        st.caption(_sentence(" · ".join(extremes)))
     if a.anomalies:
         st.markdown(f"**Anomalies**: days more than {a.anomaly_threshold:g} σ from the mean daily temperature")
         st.dataframe(
@@ -292,6 +292,11 @@ def render_outcome(service: RagService) -> None:
 def _place_option(place: Place) -> str:
     population = f", population {place.population:,}" if place.population else ""
     return f"{place.label} ({place.coordinates}{population})"
+
+
+def _sentence(text: str) -> str:
+    """First letter upper case, the rest untouched (str.capitalize would lower "London")."""
+    return text[:1].upper() + text[1:]
 
 
 def _figure(value: float | None, unit: str) -> str:

@@ -108,7 +108,7 @@ def test_forecast_charts_table_analytics_and_quality(server: ReplayServer) -> No
 
 def test_an_ambiguous_name_offers_a_choice_and_an_unknown_one_a_calm_error(server: ReplayServer) -> None:
     at = ask(open_weather_page(), "Frederick")
-    assert at.warning[0].value == "'frederick' matches 3 places; choose one:"
+    assert at.warning[0].value == "'Frederick' matches 3 places; choose one:"
     choice = at.radio(key="weather_choice")
     assert len(choice.options) == 3 and choice.options[1].startswith("Frederick, Colorado, United States")
     choice.set_value(1).run()
