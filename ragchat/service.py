@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from functools import cached_property
 from pathlib import Path
 
@@ -27,6 +28,9 @@ from rag.retriever import HybridRetriever
 from rag.vector_store import ChromaStore
 from ragchat.schemas import Answer, DocumentRecord, IngestResult, ModelInfo, Retrieval
 from ragchat.settings import Settings
+from tools.weather import run_weather_tool
+from tools.weather_explanation import explanation_messages, facts, unsupported_numbers, whole_sentences
+from tools.weather_models import WeatherAnalysis, WeatherRequest
 
 log = logging.getLogger(__name__)
 
@@ -172,3 +176,38 @@ class RagService:
         if answer.session_id:
             self.conversations.replace_last(answer.session_id, updated)
         return updated
+
+    def weather(self, request: WeatherRequest) -> WeatherAnalysis:
+        """Weather analytics for a place, computed in the sandboxed tool; then, if asked, a plain-language
+        explanation written by the LLM from those figures. Raises tools.weather_models.WeatherError
+        (not found, ambiguous with candidates, Open-Meteo's reason, timeout, sandbox limit) with a message
+        fit to show. A failing LLM never loses the analysis: the note says why there is no explanation."""
+        analysis = run_weather_tool(self.settings, request)
+        if request.explain:
+            self._explain_weather(analysis)
+        return analysis
+
+    def _explain_weather(self, analysis: WeatherAnalysis) -> None:
+        started = time.perf_counter()
+        try:
+            llm = self.llm()
+            text = whole_sentences(
+                llm.complete(explanation_messages(analysis), self.settings.weather_explain_max_tokens, temperature=0.0)
+            )
+        except Exception as exc:
+            log.warning("weather explanation failed: %s", exc)
+            analysis.explanation_note = f"The explanation is unavailable: the language model failed ({exc})."
+            return
+        finally:
+            analysis.timings_ms["explain_ms"] = round((time.perf_counter() - started) * 1000, 1)
+        analysis.explanation_model = llm.label
+        if not text:
+            analysis.explanation_note = "The explanation is unavailable: the language model returned nothing."
+            return
+        analysis.explanation = text
+        invented = unsupported_numbers(text, facts(analysis))
+        if invented:
+            analysis.explanation_note = (
+                f"The explanation mentions figures that are not in the computed analysis ({', '.join(invented)}); "
+                "rely on the table and charts."
+            )

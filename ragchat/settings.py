@@ -5,8 +5,10 @@ Every tunable the pipeline reads lives here, so a newcomer finds a parameter in 
 
 from __future__ import annotations
 
+import ipaddress
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -14,6 +16,32 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 REFUSAL_TEXT = "I don't have enough information in the uploaded documents to answer this question."
+
+LOOPBACK_NAMES = {"localhost"}
+
+
+def is_loopback_host(host: str) -> bool:
+    """127.0.0.0/8, ::1 or localhost: the only hosts an Open-Meteo URL may reach over plain http."""
+    if host.lower() in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_openmeteo_url(url: str) -> str:
+    """An Open-Meteo base URL: https (plain http only for a loopback host, which is how the tests
+    replay recorded responses), a host, no credentials, query or fragment. Returns it unchanged."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if not host:
+        raise ValueError(f"{url!r} has no host")
+    if parts.scheme != "https" and not (parts.scheme == "http" and is_loopback_host(host)):
+        raise ValueError(f"{url!r} must use https (plain http is allowed only for 127.0.0.1, ::1 or localhost)")
+    if parts.username or parts.password or parts.query or parts.fragment:
+        raise ValueError(f"{url!r} must not carry credentials, a query or a fragment")
+    return url
 
 
 class Settings(BaseSettings):
@@ -98,6 +126,28 @@ class Settings(BaseSettings):
     memory_context_tokens: int = Field(
         default=200, description="Most tokens of memory entries in a prompt; beyond it, the closest to the question."
     )
+
+    # Weather tool (tools/): the three Open-Meteo endpoints are the only hosts it may reach. They are
+    # set here (environment or .env) and nowhere else: no page, chat or CLI flag can change them.
+    openmeteo_forecast_url: str = "https://api.open-meteo.com/v1/forecast"
+    openmeteo_archive_url: str = "https://archive-api.open-meteo.com/v1/archive"
+    openmeteo_geocoding_url: str = "https://geocoding-api.open-meteo.com/v1/search"
+    openmeteo_timeout_s: float = Field(default=15.0, gt=0, le=120, description="Per request, connect to last byte.")
+    openmeteo_retries: int = Field(
+        default=1, ge=0, le=3, description="Extra attempts after a connection error, timeout, 429 or 5xx."
+    )
+    openmeteo_max_bytes: int = Field(default=4 * 1024 * 1024, gt=0, description="Largest response body accepted.")
+    weather_sandbox_timeout_s: float = Field(
+        default=60.0, gt=0, description="Wall-clock limit of the weather subprocess; it is killed after it."
+    )
+    weather_sandbox_cpu_s: int = Field(default=20, gt=0, description="RLIMIT_CPU of the weather subprocess.")
+    weather_sandbox_memory_mb: int = Field(default=512, ge=64, description="RLIMIT_AS of the weather subprocess.")
+    weather_explain_max_tokens: int = Field(default=160, gt=0, description="Length cap of the LLM's explanation.")
+
+    @field_validator("openmeteo_forecast_url", "openmeteo_archive_url", "openmeteo_geocoding_url")
+    @classmethod
+    def _openmeteo_url(cls, value: str) -> str:
+        return check_openmeteo_url(value)
 
     @field_validator("ollama_host")
     @classmethod
