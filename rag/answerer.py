@@ -196,7 +196,7 @@ class Answerer:
                 answer=text or f"Nothing was remembered: {error}",
                 refused=False,
                 memory_writes=outcome.writes,
-                memory_note=outcome.note or None,
+                memory_note=outcome.note or "Nothing to remember.",
                 timings_ms=timings,
                 models=self._models(),
                 error=error,
