@@ -58,10 +58,12 @@ def markdown_sections(text: str) -> list[Section]:
     for line in lines:
         offsets.append(offsets[-1] + len(line))
 
-    start = 0  # start of the open prose section
+    start = body = 0  # start of the open prose section, and of its text after the heading line(s)
 
     def close_prose(end: int) -> None:
-        if text[start:end].strip():
+        # A heading with nothing under it before a code block or the next heading is not a chunk of
+        # its own: its title is in the heading path of what follows.
+        if text[body:end].strip():
             sections.append(Section(start, text[start:end], current))
 
     i = 0
@@ -78,21 +80,23 @@ def markdown_sections(text: str) -> list[Section]:
             end = offsets[min(j + 1, len(lines))]
             block = text[offsets[i] : end].rstrip("\r\n")
             sections.append(Section(offsets[i], block, current, "code"))
-            start = end
+            start = body = end
             i = j + 1
             continue
         heading = _HEADING.match(line)
         level, title = (len(heading.group(1)), heading.group(2).strip()) if heading else (0, "")
+        heading_lines = 1
         if not heading and i + 1 < len(lines) and line.strip() and _SETEXT.match(lines[i + 1].rstrip("\r\n")):
             previous_blank = i == 0 or not lines[i - 1].strip()
             if previous_blank:
                 level, title = (1 if lines[i + 1].strip().startswith("=") else 2), line.strip()
+                heading_lines = 2
         if level:
             close_prose(offsets[i])
             path = [(lvl, t) for lvl, t in path if lvl < level] + [(level, title)]
             current = tuple(t for _, t in path)
-            start = offsets[i]
-        i += 1
+            start, body = offsets[i], offsets[min(i + heading_lines, len(lines))]
+        i += heading_lines
     close_prose(len(text))
     return sections
 
