@@ -459,7 +459,7 @@ def _warnings(
         notes.append(f"read as {parsed.encoding} (not UTF-8)")
     unread = [n for n in no_text if n not in ocr_read]
     if ocr_read:
-        notes.append(f"{page_list(ocr_read)} had no text layer and were read with Tesseract OCR")
+        notes.append(f"{page_list(ocr_read)}: no text layer, read with Tesseract OCR")
     if unread:
         if ocr is None:
             why = "OCR is turned off (RAGCHAT_OCR=false)"
@@ -467,7 +467,7 @@ def _warnings(
             why = INSTALL_HINT
         else:
             why = "OCR found no text (blank pages?)"
-        notes.append(f"{page_list(unread)} have no text and are not searchable: {why}")
+        notes.append(f"{page_list(unread)}: no text, not searchable ({why})")
     if redactions:
         notes.append(f"{redactions} value{'s' if redactions != 1 else ''} redacted (see the redaction report)")
     return notes

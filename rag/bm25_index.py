@@ -73,6 +73,11 @@ class BM25Index:
     def segment_count(self) -> int:
         return len(self._segments)
 
+    def live_ids(self) -> set[str]:
+        """Ids of every live chunk (consistency checks against the vector store)."""
+        with self._lock:
+            return {str(cid) for s in self._segments for cid in s.chunk_ids[s.alive]}
+
     def search(self, query: str, k: int) -> list[tuple[str, float]]:
         """The k best (chunk_id, score) pairs, best first; chunks sharing no term are not returned."""
         term_ids = sorted({self._terms[t] for t in tokenize(query) if t in self._terms})
