@@ -316,14 +316,16 @@ class Indexer:
 
     # ---- delete and rebuild ---------------------------------------------------------------------
     def delete(self, source: str) -> bool:
+        """Remove a document's live version. Not serialized with ingests (the app's Delete must not
+        wait for a long ingest): only that version's chunks are deleted, never a version being written."""
         doc_id = doc_id_for(source)
-        with self._write_lock:
-            version = self._registry.delete(doc_id)
-            self._store.delete_document(doc_id)
-            self._bm25.delete_document(doc_id)
-            if version:
-                self._registry.abandon(doc_id, version)
-        return version is not None
+        version = self._registry.delete(doc_id)  # journalled: a crash from here on is recovered
+        if version is None:
+            return False
+        self._store.delete_version(doc_id, version)
+        self._bm25.delete_document(doc_id, only_hash=version)
+        self._registry.abandon(doc_id, version)
+        return True
 
     def rebuild(self, progress: Progress = _no_progress) -> list[IngestResult]:
         """Re-chunk and re-embed every document from its stored page texts with the current

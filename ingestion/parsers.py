@@ -232,13 +232,7 @@ def _newlines(text: str) -> str:
 # ----------------------------------------------------------------------------- PDF
 
 
-PDFIUM_ERRORS = {
-    1: "an unknown PDFium error",
-    2: "the file could not be opened",
-    3: "the file is not a valid PDF or is damaged",
-    5: "it uses an unsupported security handler",
-    6: "a page could not be found or has an error",
-}
+PDFIUM_ERRORS = {1: "unknown error", 2: "file error", 3: "format error", 6: "page error"}
 
 
 class PdfReader:
@@ -263,7 +257,9 @@ class PdfReader:
             code = getattr(exc, "err_code", None)
             if code == 4:
                 raise PasswordRequired(wrong=bool(password)) from exc
-            raise ParseError(f"the PDF is damaged and cannot be read ({PDFIUM_ERRORS.get(code, exc)})") from exc
+            if code == 5:
+                raise ParseError("the PDF uses an encryption scheme that cannot be opened here") from exc
+            raise ParseError(f"the PDF is damaged and cannot be read (PDFium: {PDFIUM_ERRORS.get(code, exc)})") from exc
         self.page_count = len(self._pdf)
         if self.page_count == 0:
             self._pdf.close()
