@@ -220,9 +220,17 @@ def decode_text(data: bytes) -> tuple[str, str]:
     if best.chaos > 0.4:
         raise ParseError("not a text file (binary data), or an encoding that could not be recognised")
     try:
-        return _newlines(data.decode(best.encoding)), best.encoding
+        text = data.decode(best.encoding)
     except UnicodeDecodeError as exc:
         raise ParseError(f"the text encoding could not be recognised ({exc.reason}); save it as UTF-8") from exc
+    # When the most common code page reads the bytes as the same text, name that one.
+    for common in PREFERRED_ENCODINGS[1:]:
+        try:
+            if data.decode(common) == text:
+                return _newlines(text), common
+        except UnicodeDecodeError:
+            continue
+    return _newlines(text), best.encoding
 
 
 def _newlines(text: str) -> str:
