@@ -7,6 +7,11 @@ ENV PYTHONUNBUFFERED=1 \
     RAGCHAT_MODEL_DIR=/opt/ragchat/models \
     PATH=/opt/venv/bin:$PATH
 
+# Tesseract reads scanned PDF pages (OCR); without it those pages are reported as unreadable.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends tesseract-ocr \
+ && rm -rf /var/lib/apt/lists/*
+
 RUN pip install --no-cache-dir uv==0.13.9 \
  && useradd --create-home --uid 1000 ragchat \
  && mkdir -p /data /opt/ragchat/models \

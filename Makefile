@@ -10,7 +10,7 @@ UV_VERSION := 0.13.9
 # nltk (used by llama-index's splitter) refuses hard-linked data files, uv's default link mode.
 export UV_LINK_MODE := copy
 
-.PHONY: setup models models-app run test lint lock bench clean
+.PHONY: setup models models-app ocr run test lint lock bench clean
 
 $(UV):
 	$(PYTHON) -m venv .tools
@@ -38,17 +38,25 @@ models: $(BIN)/.models
 
 models-app: $(BIN)/.models-app
 
+# Tesseract (a Debian package, not PyPI) reads scanned PDF pages; the OCR tests need it. As root (CI,
+# containers) it is installed here; otherwise the command to run is printed.
+ocr:
+	@command -v tesseract >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq tesseract-ocr >/dev/null; \
+	  else echo "The OCR tests need Tesseract: sudo apt-get install tesseract-ocr" >&2; exit 1; fi; }
+
 run: models-app
 	$(BIN)/ragchat ui
 
 lint: setup
 	$(BIN)/ruff check .
 
-test: models lint
+test: models lint ocr
 	$(BIN)/python -m pytest
 
 bench: models-app
 	$(BIN)/python bench/ingest_throughput.py
+	$(BIN)/python bench/ingest_sweep.py
 	$(BIN)/python bench/time_to_first_token.py
 	$(BIN)/python bench/retrieval.py
 

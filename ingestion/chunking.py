@@ -4,19 +4,30 @@ text and, for Markdown, the heading path they sit under.
 LlamaIndex's SentenceSplitter does the splitting (sizes in its default tokenizer's tokens; 200
 tokens stay inside MiniLM's 256-token window). Its chunks are substrings of the input, so offsets
 are recovered by searching forward from the previous chunk.
+
+Markdown is split at ATX and setext headings first. A fenced code block (``` or ~~~) is one chunk,
+verbatim from fence to fence and marked `kind="code"`, however long it is: splitting it would cut a
+function in half. Text is fed to the splitter in blocks of at most BLOCK_CHARS, cut at paragraph or
+line breaks (or anywhere, for one huge line), so a 50 MB single-line file costs linear time.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ragchat.schemas import Chunk, Document
+from ragchat.schemas import Chunk, ChunkKind, Document, FileType, Page
 
-_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
-_FENCE = re.compile(r"^\s*(```|~~~)")
+# Bumped when the rules change what chunks a document gets; recorded in the index manifest.
+CHUNKER_VERSION = 2
+BLOCK_CHARS = 20_000
+
+_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t]*(?:[ \t]#+[ \t]*)?$")
+_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 
 @dataclass(frozen=True)
@@ -26,6 +37,7 @@ class Section:
     start: int
     text: str
     heading_path: tuple[str, ...] = ()
+    kind: ChunkKind = "text"
 
 
 @lru_cache(maxsize=4)
@@ -36,28 +48,71 @@ def _splitter(chunk_size: int, chunk_overlap: int):
 
 
 def markdown_sections(text: str) -> list[Section]:
-    """Split Markdown at ATX headings (not inside fenced code), tracking the heading path."""
+    """Split Markdown at headings (never inside fenced code), tracking the heading path; each fenced
+    code block is a section of its own with kind "code"."""
     sections: list[Section] = []
     path: list[tuple[int, str]] = []
-    in_fence = False
-    start = 0
-    offset = 0
     current: tuple[str, ...] = ()
-    for line in text.splitlines(keepends=True):
-        if _FENCE.match(line):
-            in_fence = not in_fence
-        match = None if in_fence else _HEADING.match(line.rstrip("\r\n"))
-        if match:
-            if text[start:offset].strip():
-                sections.append(Section(start, text[start:offset], current))
-            level, title = len(match.group(1)), match.group(2).strip()
+    lines = text.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+
+    start = body = 0  # start of the open prose section, and of its text after the heading line(s)
+
+    def close_prose(end: int) -> None:
+        # A heading with nothing under it before a code block or the next heading is not a chunk of
+        # its own: its title is in the heading path of what follows.
+        if text[body:end].strip():
+            sections.append(Section(start, text[start:end], current))
+
+    i = 0
+    while i < len(lines):
+        line = lines[i].rstrip("\r\n")
+        fence = _FENCE.match(line)
+        if fence:
+            close_prose(offsets[i])
+            marker = fence.group(1)
+            j = i + 1
+            closing = re.compile(rf"^ {{0,3}}{re.escape(marker[0])}{{{len(marker)},}}[ \t]*$")
+            while j < len(lines) and not closing.match(lines[j].rstrip("\r\n")):
+                j += 1
+            end = offsets[min(j + 1, len(lines))]
+            block = text[offsets[i] : end].rstrip("\r\n")
+            sections.append(Section(offsets[i], block, current, "code"))
+            start = body = end
+            i = j + 1
+            continue
+        heading = _HEADING.match(line)
+        level, title = (len(heading.group(1)), heading.group(2).strip()) if heading else (0, "")
+        heading_lines = 1
+        if not heading and i + 1 < len(lines) and line.strip() and _SETEXT.match(lines[i + 1].rstrip("\r\n")):
+            previous_blank = i == 0 or not lines[i - 1].strip()
+            if previous_blank:
+                level, title = (1 if lines[i + 1].strip().startswith("=") else 2), line.strip()
+                heading_lines = 2
+        if level:
+            close_prose(offsets[i])
             path = [(lvl, t) for lvl, t in path if lvl < level] + [(level, title)]
             current = tuple(t for _, t in path)
-            start = offset
-        offset += len(line)
-    if text[start:].strip():
-        sections.append(Section(start, text[start:], current))
+            start, body = offsets[i], offsets[min(i + heading_lines, len(lines))]
+        i += heading_lines
+    close_prose(len(text))
     return sections
+
+
+def blocks(text: str, limit: int = BLOCK_CHARS) -> Iterable[tuple[int, str]]:
+    """(offset, piece) pieces of at most `limit` characters, cut at a blank line, else a line break,
+    else a space, else anywhere."""
+    start = 0
+    while len(text) - start > limit:
+        window = text[start : start + limit]
+        cut = max(window.rfind("\n\n"), window.rfind("\n"), window.rfind(" "))
+        cut = cut + 1 if cut > limit // 4 else limit
+        yield start, text[start : start + cut]
+        start += cut
+    if start < len(text):
+        yield start, text[start:]
 
 
 def locate(haystack: str, needle: str, start: int) -> int:
@@ -77,33 +132,60 @@ def chunk_id_for(doc_id: str, content_hash: str, page: int, start: int, text: st
     return hashlib.sha256(key).hexdigest()[:24]
 
 
-def chunk_document(document: Document, chunk_size: int, chunk_overlap: int) -> list[Chunk]:
+@dataclass(frozen=True)
+class ChunkSource:
+    """Who the chunks of a page belong to."""
+
+    doc_id: str
+    content_hash: str
+    source: str
+    file_type: FileType
+
+
+def chunk_page(
+    owner: ChunkSource, page: Page, chunk_size: int, chunk_overlap: int, first_index: int = 0
+) -> list[Chunk]:
+    """The chunks of one page; chunk_index continues from first_index across a document."""
     splitter = _splitter(chunk_size, chunk_overlap)
+    sections = markdown_sections(page.text) if owner.file_type == "md" else [Section(0, page.text)]
     chunks: list[Chunk] = []
-    for page in document.pages:
-        sections = markdown_sections(page.text) if document.file_type == "md" else [Section(0, page.text)]
-        for section in sections:
+
+    def add(start: int, piece: str, section: Section) -> None:
+        chunks.append(
+            Chunk(
+                chunk_id=chunk_id_for(owner.doc_id, owner.content_hash, page.number, start, piece),
+                doc_id=owner.doc_id,
+                content_hash=owner.content_hash,
+                source=owner.source,
+                file_type=owner.file_type,
+                page=page.number,
+                chunk_index=first_index + len(chunks),
+                text=piece,
+                char_start=start,
+                char_end=start + len(piece),
+                heading_path=list(section.heading_path),
+                kind=section.kind,
+            )
+        )
+
+    for section in sections:
+        if section.kind == "code":
+            add(section.start, section.text, section)
+            continue
+        for block_start, block in blocks(section.text):
             cursor = 0
-            for piece in splitter.split_text(section.text):
+            for piece in splitter.split_text(block):
                 if not piece.strip():
                     continue
-                local = locate(section.text, piece, cursor)
+                local = locate(block, piece, cursor)
                 cursor = local + 1
-                start = section.start + local
-                end = start + len(piece)
-                chunks.append(
-                    Chunk(
-                        chunk_id=chunk_id_for(document.doc_id, document.content_hash, page.number, start, piece),
-                        doc_id=document.doc_id,
-                        content_hash=document.content_hash,
-                        source=document.source,
-                        file_type=document.file_type,
-                        page=page.number,
-                        chunk_index=len(chunks),
-                        text=piece,
-                        char_start=start,
-                        char_end=end,
-                        heading_path=list(section.heading_path),
-                    )
-                )
+                add(section.start + block_start + local, piece, section)
+    return chunks
+
+
+def chunk_document(document: Document, chunk_size: int, chunk_overlap: int) -> list[Chunk]:
+    owner = ChunkSource(document.doc_id, document.content_hash, document.source, document.file_type)
+    chunks: list[Chunk] = []
+    for page in document.pages:
+        chunks.extend(chunk_page(owner, page, chunk_size, chunk_overlap, len(chunks)))
     return chunks

@@ -1,95 +1,382 @@
-"""Ingest one file: parse → chunk → embed → store → register.
+"""Ingest one file: open → (pages: parse → redact → chunk) → embed → store → register.
 
-Idempotent and atomic per document: the same name with the same bytes is "unchanged"; a new version
-is embedded and stored (Chroma, then the BM25 index) beside the old one, the registry switches to it
-in one SQLite write, and only then are the old version's chunks deleted from both. Retrieval only
-returns chunks of the registered version, so a crash at any point leaves search consistent and a
-rerun finishes the job.
+Streaming: a worker thread reads and chunks pages ahead (at most QUEUE_PAGES of them) while this
+thread embeds and stores batches of `ingest_batch` chunks, so parsing overlaps embedding and only a
+few pages are held at once. Cancel is checked between pages and batches.
+
+Idempotent and atomic per document: the same name with the same version is "unchanged"; a new
+version is journalled as unfinished, its chunks are added beside the old ones (Chroma batch by batch,
+then BM25 as one segment), the registry switches to it in one SQLite write, and only then are the
+old version's chunks deleted. Retrieval only returns chunks of registered versions, so a crash at any
+point leaves search consistent; `recover` (run at start-up and before each ingest) deletes what an
+interrupted run left, so the registry, Chroma and BM25 agree again, and a rerun indexes the file.
 """
 
 from __future__ import annotations
 
+import logging
+import queue
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import closing
+from dataclasses import dataclass, field
+from pathlib import PurePath
 
-from ingestion.chunking import chunk_document
-from ingestion.parsers import ParseError, content_hash, parse_document
+from ingestion.chunking import CHUNKER_VERSION, ChunkSource, chunk_page
+from ingestion.errors import IndexOutOfDate, IngestCancelled
+from ingestion.ocr import INSTALL_HINT, Tesseract
+from ingestion.parsers import (
+    ParsedFile,
+    ParseError,
+    PasswordRequired,
+    no_text_message,
+    open_file,
+    page_list,
+    version_hash,
+)
+from ingestion.redaction import Redactor
 from ingestion.registry import Registry, now
 from rag.bm25_index import BM25Index
 from rag.embedder import Embedder
 from rag.vector_store import ChromaStore
-from ragchat.schemas import Chunk, DocumentRecord, IngestResult, doc_id_for
+from ragchat.schemas import (
+    Chunk,
+    DocumentRecord,
+    IndexManifest,
+    IngestProgress,
+    IngestResult,
+    Page,
+    Redaction,
+    doc_id_for,
+)
 from ragchat.settings import Settings
 
-Progress = Callable[[str, float], None]
+log = logging.getLogger(__name__)
+
+Progress = Callable[[IngestProgress], None]
+QUEUE_PAGES = 16
 
 
-def _no_progress(message: str, fraction: float) -> None:
-    del message, fraction
+def _no_progress(update: IngestProgress) -> None:
+    del update
+
+
+@dataclass
+class _PageBatch:
+    """What the consumer collects between two writes."""
+
+    chunks: list[Chunk] = field(default_factory=list)
+    pages: list[Page] = field(default_factory=list)
+    redactions: list[Redaction] = field(default_factory=list)
 
 
 class Indexer:
     def __init__(
-        self, settings: Settings, embedder: Embedder, store: ChromaStore, bm25: BM25Index, registry: Registry
+        self,
+        settings: Settings,
+        embedder: Embedder,
+        store: ChromaStore,
+        bm25: BM25Index,
+        registry: Registry,
+        ocr: Tesseract | None = None,
     ) -> None:
         self._settings = settings
         self._embedder = embedder
         self._store = store
         self._bm25 = bm25
         self._registry = registry
+        self._ocr = ocr
+        self._redactor: Redactor | None = None
+        self._write_lock = threading.Lock()
 
-    def ingest(self, name: str, data: bytes, progress: Progress = _no_progress) -> IngestResult:
-        started = time.perf_counter()
-        source = name.replace("\\", "/").rsplit("/", 1)[-1]
-        try:
-            existing = self._registry.get(doc_id_for(source))
-            if existing and existing.content_hash == content_hash(data):
-                return IngestResult(source=source, status="unchanged", pages=existing.pages, chunks=existing.chunks)
-            progress("parsing", 0.0)
-            document = parse_document(source, data)
-            chunks = chunk_document(document, self._settings.chunk_size, self._settings.chunk_overlap)
-            pages = len(document.pages) if document.file_type == "pdf" else 0  # TXT/MD have no pages
-            batch = max(self._settings.embed_batch_size * 4, 1)
-            for begin in range(0, len(chunks), batch):
-                part = chunks[begin : begin + batch]
-                progress(f"embedding chunks {begin + 1}–{begin + len(part)} of {len(chunks)}", begin / len(chunks))
-                self._store.add(part, self._embedder.embed([c.text for c in part]))
-            progress("adding to the keyword index", 1.0)
-            self._add_to_keyword_index(chunks)
-            self._registry.put(
-                DocumentRecord(
-                    doc_id=document.doc_id,
-                    source=document.source,
-                    file_type=document.file_type,
-                    content_hash=document.content_hash,
-                    size_bytes=document.size_bytes,
-                    pages=pages,
-                    chunks=len(chunks),
-                    ingested_at=now(),
-                )
+    # ---- the index manifest ---------------------------------------------------------------------
+    def wanted_manifest(self) -> IndexManifest:
+        s = self._settings
+        return IndexManifest(
+            embed_model=s.embed_model,
+            embed_model_path=str(s.embed_model_path) if s.embed_model_path else None,
+            embed_max_tokens=s.embed_max_tokens,
+            chunk_size=s.chunk_size,
+            chunk_overlap=s.chunk_overlap,
+            chunker=CHUNKER_VERSION,
+        )
+
+    def index_problems(self) -> list[str]:
+        """Why the index cannot be used with the current settings ([] when it can). An index with no
+        manifest (empty, or made before manifests existed) is taken as built with the current settings."""
+        if self._registry.rebuild_started():
+            return ["a rebuild of the index did not finish"]
+        stored = self._registry.manifest()
+        if stored is None:
+            self._registry.set_manifest(self.wanted_manifest())
+            return []
+        return stored.differences(self.wanted_manifest())
+
+    def require_current_index(self) -> None:
+        problems = self.index_problems()
+        if problems:
+            raise IndexOutOfDate(
+                "the index was built with other settings (" + "; ".join(problems) + "): "
+                "rebuild it (the app's Rebuild index button, or `ragchat reindex`)"
             )
-            self._store.delete_document(document.doc_id, keep_hash=document.content_hash)
-            self._bm25.delete_document(document.doc_id, keep_hash=document.content_hash)
-            progress("indexed", 1.0)
+
+    # ---- recovery -------------------------------------------------------------------------------
+    def recover(self) -> int:
+        """Delete the chunks of versions an interrupted run left behind. Returns how many versions."""
+        leftovers = self._registry.unfinished()
+        live = self._registry.live_versions()
+        for doc_id, version in leftovers:
+            if live.get(doc_id) != version:
+                self._store.delete_version(doc_id, version)
+                self._bm25.delete_document(doc_id, only_hash=version)
+            self._registry.abandon(doc_id, version)
+        if leftovers:
+            log.warning("removed the chunks of %d unfinished document version(s)", len(leftovers))
+        return len(leftovers)
+
+    # ---- ingest ---------------------------------------------------------------------------------
+    def ingest(
+        self,
+        name: str,
+        data: bytes,
+        progress: Progress = _no_progress,
+        password: str | None = None,
+        redact: bool | None = None,
+        cancel: threading.Event | None = None,
+    ) -> IngestResult:
+        started = time.perf_counter()
+        source = PurePath(name.replace("\\", "/")).name
+        redact = self._settings.redact_pii if redact is None else redact
+        cancel = cancel or threading.Event()
+        with self._write_lock:
+            try:
+                if len(data) > self._settings.max_file_mb * 1_000_000:
+                    raise ParseError(
+                        f"the file is {len(data) / 1e6:.0f} MB, over the {self._settings.max_file_mb:g} MB limit "
+                        "(RAGCHAT_MAX_FILE_MB)"
+                    )
+                self.require_current_index()
+                version = version_hash(data, redact)
+                existing = self._registry.get(doc_id_for(source))
+                if existing and existing.content_hash == version:
+                    notes = existing.model_dump(include=set(_NOTE_FIELDS))
+                    return IngestResult(
+                        source=source, status="unchanged", pages=existing.pages, chunks=existing.chunks, **notes
+                    )
+                self.recover()
+                progress(IngestProgress(stage="opening the file"))
+                parsed = open_file(source, data, password, self._ocr, version)
+            except (ParseError, IndexOutOfDate) as exc:
+                return IngestResult(
+                    source=source,
+                    status="failed",
+                    error=str(exc),
+                    needs_password=isinstance(exc, PasswordRequired),
+                    seconds=time.perf_counter() - started,
+                )
+            return self._write_version(parsed, redact, progress, cancel, started)
+
+    def _write_version(
+        self, parsed: ParsedFile, redact: bool, progress: Progress, cancel: threading.Event, started: float
+    ) -> IngestResult:
+        doc_id = doc_id_for(parsed.source)
+        version = parsed.content_hash
+        self._registry.begin_version(doc_id, version)
+        try:
+            result = self._write(parsed, redact, progress, cancel, started)
+        except IngestCancelled:
+            self._discard(doc_id, version)
             return IngestResult(
-                source=source,
-                status="indexed",
-                pages=pages,
-                chunks=len(chunks),
+                source=parsed.source,
+                status="cancelled",
+                error="cancelled; the index is as it was",
                 seconds=time.perf_counter() - started,
             )
         except ParseError as exc:
-            error = str(exc)
+            self._discard(doc_id, version)
+            return IngestResult(
+                source=parsed.source, status="failed", error=str(exc), seconds=time.perf_counter() - started
+            )
         except Exception as exc:  # a failed file must never stop a batch or damage the index
-            error = f"could not index the file ({type(exc).__name__}: {exc})"
-        return IngestResult(source=source, status="failed", error=error, seconds=time.perf_counter() - started)
+            log.exception("indexing %s failed", parsed.source)
+            self._discard(doc_id, version)
+            return IngestResult(
+                source=parsed.source,
+                status="failed",
+                error=f"could not index the file ({type(exc).__name__}: {exc})",
+                seconds=time.perf_counter() - started,
+            )
+        except BaseException:  # Ctrl-C in the CLI: undo what was written, then stop
+            self._discard(doc_id, version)
+            raise
+        return result
 
+    def _discard(self, doc_id: str, version: str) -> None:
+        """Remove a version that will not become live (cancel, failure); if this fails too, the
+        journal row stays and `recover` finishes the job on the next start."""
+        try:
+            self._store.delete_version(doc_id, version)
+            self._bm25.delete_document(doc_id, only_hash=version)
+            self._registry.abandon(doc_id, version)
+        except Exception:
+            log.exception("could not remove the unfinished version of %s; it is removed on the next start", doc_id)
+
+    def _write(
+        self, parsed: ParsedFile, redact: bool, progress: Progress, cancel: threading.Event, started: float
+    ) -> IngestResult:
+        doc_id = doc_id_for(parsed.source)
+        version = parsed.content_hash
+        total = parsed.page_count
+        redactor = self._redactor_for_home() if redact else None
+        state = IngestProgress(stage="reading pages", pages_total=total)
+        batch = _PageBatch()
+        keyword_ids: list[str] = []
+        keyword_texts: list[str] = []
+        no_text: list[int] = []
+        ocr_read: list[int] = []
+        redactions = 0
+
+        def report(stage: str) -> None:
+            state.stage, state.elapsed_s = stage, time.perf_counter() - started
+            progress(state.model_copy())
+
+        def flush() -> None:
+            if cancel.is_set():
+                raise IngestCancelled
+            if batch.chunks:
+                vectors = self._embedder.embed([c.text for c in batch.chunks])
+                self._store.add(batch.chunks, vectors)
+                keyword_ids.extend(c.chunk_id for c in batch.chunks)
+                keyword_texts.extend(c.text for c in batch.chunks)
+            self._registry.add_pages(doc_id, version, batch.pages, batch.redactions)
+            batch.chunks, batch.pages, batch.redactions = [], [], []
+
+        with closing(_pages_ahead(parsed, redactor, self._settings, cancel)) as pages:
+            for page, chunks, found in pages:
+                state.pages_done += 1
+                state.chunks += len(chunks)
+                if not page.had_text_layer:
+                    no_text.append(page.number)
+                if page.ocr:
+                    ocr_read.append(page.number)
+                redactions += len(found)
+                batch.chunks += chunks
+                batch.pages.append(page)
+                batch.redactions += found
+                if len(batch.chunks) >= self._settings.ingest_batch:
+                    report(f"embedding: page {state.pages_done} of {total}")
+                    flush()
+                if cancel.is_set():
+                    raise IngestCancelled
+                report(f"reading page {state.pages_done} of {total}")
+        flush()
+        if not keyword_ids:
+            raise ParseError(no_text_message(no_text, self._ocr) if no_text else "the file holds no text")
+        report("adding to the keyword index")
+        self._bm25.add(keyword_ids, keyword_texts, [doc_id] * len(keyword_ids), [version] * len(keyword_ids))
+        if cancel.is_set():
+            raise IngestCancelled
+        pages = total if parsed.file_type == "pdf" else 0  # TXT/MD have no pages
+        record = DocumentRecord(
+            doc_id=doc_id,
+            source=parsed.source,
+            file_type=parsed.file_type,
+            content_hash=version,
+            size_bytes=parsed.size_bytes,
+            pages=pages,
+            chunks=len(keyword_ids),
+            ingested_at=now(),
+            encoding=parsed.encoding,
+            no_text_pages=no_text,
+            ocr_pages=ocr_read,
+            redacted=redact,
+            redactions=redactions,
+            warnings=[*parsed.warnings, *_warnings(parsed, no_text, ocr_read, self._ocr, redactions)],
+        )
+        old = self._registry.switch(record)  # from here on the new version is the searchable one
+        if old:
+            self._store.delete_document(doc_id, keep_hash=version)
+            self._bm25.delete_document(doc_id, keep_hash=version)
+            self._registry.abandon(doc_id, old)
+        report("indexed")
+        return IngestResult(
+            source=parsed.source,
+            status="indexed",
+            pages=pages,
+            chunks=record.chunks,
+            seconds=time.perf_counter() - started,
+            **record.model_dump(include=set(_NOTE_FIELDS)),
+        )
+
+    def _redactor_for_home(self) -> Redactor:
+        if self._redactor is None:
+            self._redactor = Redactor.for_home(self._settings.home)
+        return self._redactor
+
+    # ---- delete and rebuild ---------------------------------------------------------------------
     def delete(self, source: str) -> bool:
+        """Remove a document's live version. Not serialized with ingests (the app's Delete must not
+        wait for a long ingest): only that version's chunks are deleted, never a version being written."""
         doc_id = doc_id_for(source)
-        removed = self._registry.delete(doc_id)
-        self._store.delete_document(doc_id)
-        self._bm25.delete_document(doc_id)
-        return removed
+        version = self._registry.delete(doc_id)  # journalled: a crash from here on is recovered
+        if version is None:
+            return False
+        self._store.delete_version(doc_id, version)
+        self._bm25.delete_document(doc_id, only_hash=version)
+        self._registry.abandon(doc_id, version)
+        return True
+
+    def rebuild(self, progress: Progress = _no_progress) -> list[IngestResult]:
+        """Re-chunk and re-embed every document from its stored page texts with the current
+        settings, then record them in the manifest. Until it finishes, search says the index is
+        incomplete; a rerun starts over. Documents indexed before page texts were stored cannot be
+        rebuilt: they are removed and reported, to be uploaded again."""
+        started = time.perf_counter()
+        results: list[IngestResult] = []
+        with self._write_lock:
+            self._registry.start_rebuild()
+            self.recover()
+            documents = self._registry.all()
+            self._store.reset()
+            self._bm25.clear()
+            total = len(documents)
+            for number, record in enumerate(documents, start=1):
+                progress(
+                    IngestProgress(
+                        stage=f"rebuilding {record.source} ({number} of {total})",
+                        pages_done=number - 1,
+                        pages_total=total,
+                        elapsed_s=time.perf_counter() - started,
+                    )
+                )
+                if not self._registry.has_pages(record.doc_id, record.content_hash):
+                    self._registry.delete(record.doc_id)
+                    self._registry.abandon(record.doc_id, record.content_hash)
+                    results.append(
+                        IngestResult(
+                            source=record.source,
+                            status="failed",
+                            error="indexed before page texts were kept, so it cannot be rebuilt: upload it again",
+                        )
+                    )
+                    continue
+                results.append(self._rebuild_document(record))
+            self._registry.set_manifest(self.wanted_manifest())
+        return results
+
+    def _rebuild_document(self, record: DocumentRecord) -> IngestResult:
+        owner = ChunkSource(record.doc_id, record.content_hash, record.source, record.file_type)
+        chunks: list[Chunk] = []
+        for page in self._registry.pages(record.doc_id, record.content_hash):
+            chunks += chunk_page(owner, page, self._settings.chunk_size, self._settings.chunk_overlap, len(chunks))
+        step = max(self._settings.ingest_batch, 1)
+        for begin in range(0, len(chunks), step):
+            part = chunks[begin : begin + step]
+            self._store.add(part, self._embedder.embed([c.text for c in part]))
+        self._add_to_keyword_index(chunks)
+        self._registry.put(record.model_copy(update={"chunks": len(chunks)}))
+        return IngestResult(source=record.source, status="indexed", pages=record.pages, chunks=len(chunks))
 
     def rebuild_keyword_index(self) -> int:
         """Refill the BM25 index from the vector store (after its files were lost or it fell out of step)."""
@@ -105,3 +392,84 @@ class Indexer:
             [c.doc_id for c in chunks],
             [c.content_hash for c in chunks],
         )
+
+
+_NOTE_FIELDS = ("encoding", "no_text_pages", "ocr_pages", "redacted", "redactions", "warnings")
+_DONE = object()
+
+
+def _pages_ahead(
+    parsed: ParsedFile, redactor: Redactor | None, settings: Settings, cancel: threading.Event
+) -> Iterator[tuple[Page, list[Chunk], list[Redaction]]]:
+    """(page, its chunks, its redactions), read and chunked by a worker thread at most QUEUE_PAGES
+    ahead of the consumer. PDFium and the ONNX runtime release the GIL, so reading overlaps embedding."""
+    owner = ChunkSource(doc_id_for(parsed.source), parsed.content_hash, parsed.source, parsed.file_type)
+    ahead: queue.Queue[object] = queue.Queue(maxsize=QUEUE_PAGES)
+    stop = threading.Event()
+
+    def put(item: object) -> bool:
+        while not stop.is_set():
+            try:
+                ahead.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        count = 0
+        try:
+            for page in parsed.pages():
+                if stop.is_set() or cancel.is_set():
+                    break
+                found: list[Redaction] = []
+                if redactor is not None and page.text:
+                    text, found = redactor.redact(page.text, page.number)
+                    page = page.model_copy(update={"text": text})
+                chunks = chunk_page(owner, page, settings.chunk_size, settings.chunk_overlap, count)
+                count += len(chunks)
+                if not put((page, chunks, found)):
+                    break
+        except BaseException as exc:  # handed to the consumer, which raises it
+            put(exc)
+        finally:
+            parsed.close()
+            put(_DONE)
+
+    worker = threading.Thread(target=produce, name=f"read-{parsed.source}", daemon=True)
+    worker.start()
+    try:
+        while True:
+            item = ahead.get()
+            if item is _DONE:
+                return
+            if isinstance(item, BaseException):
+                if isinstance(item, ParseError):
+                    raise item
+                raise ParseError(f"the file could not be read ({type(item).__name__}: {item})") from item
+            yield item  # type: ignore[misc]
+    finally:
+        stop.set()
+        worker.join(timeout=30)
+
+
+def _warnings(
+    parsed: ParsedFile, no_text: list[int], ocr_read: list[int], ocr: Tesseract | None, redactions: int
+) -> list[str]:
+    notes: list[str] = []
+    if parsed.encoding and parsed.encoding not in ("utf-8", "ascii"):
+        notes.append(f"read as {parsed.encoding} (not UTF-8)")
+    unread = [n for n in no_text if n not in ocr_read]
+    if ocr_read:
+        notes.append(f"{page_list(ocr_read)}: no text layer, read with Tesseract OCR")
+    if unread:
+        if ocr is None:
+            why = "OCR is turned off (RAGCHAT_OCR=false)"
+        elif not ocr.available:
+            why = INSTALL_HINT
+        else:
+            why = "OCR found no text (blank pages?)"
+        notes.append(f"{page_list(unread)}: no text, not searchable ({why})")
+    if redactions:
+        notes.append(f"{redactions} value{'s' if redactions != 1 else ''} redacted (see the redaction report)")
+    return notes

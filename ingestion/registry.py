@@ -1,15 +1,29 @@
-"""The document registry: one SQLite row per indexed document, written only after its chunks are
-in the vector store, so a row means "this version is fully searchable"."""
+"""The document registry, in the SQLite file of RAGCHAT_HOME.
+
+- `documents`: one row per live document version, written only after its chunks are in both stores,
+  so a row means "this version is fully searchable".
+- `unfinished`: versions whose chunks may sit in the stores without being live: one being written
+  (with the writer's process id), or an old one still to be deleted after a switch. A crash at any
+  point leaves a row here; `Indexer.recover` deletes those chunks on the next start, so the registry,
+  Chroma and BM25 agree again.
+- `pages`: the parsed (and redacted) text of each live version's pages, so the index can be rebuilt
+  after a settings change without the original files, their passwords or another OCR pass.
+- `redactions`: the redaction report of each version.
+- `meta`: the index manifest (embedding model and chunking settings the stored vectors were made with).
+"""
 
 from __future__ import annotations
 
+import json
+import os
 import sqlite3
 import threading
+from collections.abc import Iterator
 from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ragchat.schemas import DocumentRecord
+from ragchat.schemas import DocumentRecord, IndexManifest, IngestNotes, Page, Redaction
 from ragchat.sqlite_db import SQLiteTables
 
 _SCHEMA = """
@@ -22,13 +36,46 @@ CREATE TABLE IF NOT EXISTS documents (
     pages INTEGER NOT NULL,
     chunks INTEGER NOT NULL,
     ingested_at TEXT NOT NULL
-)
+);
+CREATE TABLE IF NOT EXISTS unfinished (
+    doc_id TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    pid INTEGER,
+    PRIMARY KEY (doc_id, content_hash)
+);
+CREATE TABLE IF NOT EXISTS pages (
+    doc_id TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    number INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    ocr INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (doc_id, content_hash, number)
+);
+CREATE TABLE IF NOT EXISTS redactions (
+    doc_id TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    page INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    placeholder TEXT NOT NULL,
+    preview TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS redactions_by_version ON redactions (doc_id, content_hash);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
+# Columns added after the first release; an older file gets them on open.
+_ADDED_COLUMNS = {"notes": "TEXT NOT NULL DEFAULT '{}'"}
+_MANIFEST_KEY = "index_manifest"
+_REBUILD_KEY = "rebuild_started"
 
 
 class Registry(SQLiteTables):
     def __init__(self, db_path: Path) -> None:
         super().__init__(db_path, _SCHEMA)
+        with closing(self._connect()) as conn, conn:
+            present = {row["name"] for row in conn.execute("PRAGMA table_info(documents)")}
+            for column, declaration in _ADDED_COLUMNS.items():
+                if column not in present:
+                    conn.execute(f"ALTER TABLE documents ADD COLUMN {column} {declaration}")
         # Every search needs the live versions. One long-lived reader answers `PRAGMA data_version`,
         # which changes whenever any other connection (this process's writers, a CLI ingest running
         # beside the app) commits, so the cached map is re-read only after a change.
@@ -36,30 +83,29 @@ class Registry(SQLiteTables):
         self._reader_lock = threading.Lock()
         self._live: tuple[int, dict[str, str]] | None = None
 
+    # ---- documents ----------------------------------------------------------------------------
     def get(self, doc_id: str) -> DocumentRecord | None:
         with closing(self._connect()) as conn:
             row = conn.execute("SELECT * FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
         return _record(row) if row else None
 
     def put(self, record: DocumentRecord) -> None:
+        """Insert or replace a live version (no journal: for bulk loads and tests)."""
         with closing(self._connect()) as conn, conn:
-            conn.execute(
-                "INSERT OR REPLACE INTO documents VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    record.doc_id,
-                    record.source,
-                    record.file_type,
-                    record.content_hash,
-                    record.size_bytes,
-                    record.pages,
-                    record.chunks,
-                    record.ingested_at.isoformat(),
-                ),
-            )
+            _put(conn, record)
 
-    def delete(self, doc_id: str) -> bool:
+    def delete(self, doc_id: str) -> str | None:
+        """Remove a document in one transaction: its row, pages and report; its chunks are left to
+        the caller and journalled as unfinished until then. Returns the removed version, if any."""
         with closing(self._connect()) as conn, conn:
-            return conn.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,)).rowcount > 0
+            row = conn.execute("SELECT content_hash FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
+            if row is None:
+                return None
+            version = row["content_hash"]
+            conn.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,))
+            conn.execute("INSERT OR REPLACE INTO unfinished VALUES (?, ?, NULL)", (doc_id, version))
+            _drop_version_rows(conn, doc_id, version)
+        return version
 
     def all(self) -> list[DocumentRecord]:
         with closing(self._connect()) as conn:
@@ -75,10 +121,152 @@ class Registry(SQLiteTables):
                 self._live = (version, dict(rows))
             return self._live[1]
 
+    # ---- the journal of unfinished versions ---------------------------------------------------------
+    def begin_version(self, doc_id: str, content_hash: str) -> None:
+        """Journal a version about to be written by this process (before any chunk is stored)."""
+        with closing(self._connect()) as conn, conn:
+            conn.execute("INSERT OR REPLACE INTO unfinished VALUES (?, ?, ?)", (doc_id, content_hash, os.getpid()))
+
+    def add_pages(self, doc_id: str, content_hash: str, pages: list[Page], redactions: list[Redaction]) -> None:
+        """Store the text of pages of a version being written (not live until `switch`)."""
+        with closing(self._connect()) as conn, conn:
+            conn.executemany(
+                "INSERT OR REPLACE INTO pages VALUES (?, ?, ?, ?, ?)",
+                [(doc_id, content_hash, p.number, p.text, int(p.ocr)) for p in pages],
+            )
+            conn.executemany(
+                "INSERT INTO redactions VALUES (?, ?, ?, ?, ?, ?)",
+                [(doc_id, content_hash, r.page, r.kind, r.placeholder, r.preview) for r in redactions],
+            )
+
+    def switch(self, record: DocumentRecord) -> str | None:
+        """Make `record` the live version in one write. The version it replaces (returned) is
+        journalled, and its pages and report dropped; its chunks are the caller's to delete next."""
+        with closing(self._connect()) as conn, conn:
+            row = conn.execute("SELECT content_hash FROM documents WHERE doc_id = ?", (record.doc_id,)).fetchone()
+            old = row["content_hash"] if row and row["content_hash"] != record.content_hash else None
+            _put(conn, record)
+            conn.execute(
+                "DELETE FROM unfinished WHERE doc_id = ? AND content_hash = ?", (record.doc_id, record.content_hash)
+            )
+            if old:
+                conn.execute("INSERT OR REPLACE INTO unfinished VALUES (?, ?, NULL)", (record.doc_id, old))
+                _drop_version_rows(conn, record.doc_id, old)
+        return old
+
+    def abandon(self, doc_id: str, content_hash: str) -> None:
+        """Forget a version that will never be live (its chunks must already be gone)."""
+        with closing(self._connect()) as conn, conn:
+            live = conn.execute("SELECT content_hash FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
+            if live is None or live["content_hash"] != content_hash:
+                _drop_version_rows(conn, doc_id, content_hash)
+            conn.execute("DELETE FROM unfinished WHERE doc_id = ? AND content_hash = ?", (doc_id, content_hash))
+
+    def unfinished(self, include_running: bool = False) -> list[tuple[str, str]]:
+        """(doc_id, content_hash) of versions left unfinished; those a live process is still writing
+        are skipped unless include_running."""
+        with closing(self._connect()) as conn:
+            rows = conn.execute("SELECT doc_id, content_hash, pid FROM unfinished").fetchall()
+        return [
+            (row["doc_id"], row["content_hash"])
+            for row in rows
+            if include_running or row["pid"] is None or not _process_alive(row["pid"])
+        ]
+
+    # ---- stored pages and reports ---------------------------------------------------------------
+    def pages(self, doc_id: str, content_hash: str) -> Iterator[Page]:
+        with closing(self._connect()) as conn:
+            cursor = conn.execute(
+                "SELECT number, text, ocr FROM pages WHERE doc_id = ? AND content_hash = ? ORDER BY number",
+                (doc_id, content_hash),
+            )
+            for row in cursor:
+                yield Page(number=row["number"], text=row["text"], ocr=bool(row["ocr"]))
+
+    def has_pages(self, doc_id: str, content_hash: str) -> bool:
+        with closing(self._connect()) as conn:
+            row = conn.execute(
+                "SELECT 1 FROM pages WHERE doc_id = ? AND content_hash = ? LIMIT 1", (doc_id, content_hash)
+            ).fetchone()
+        return row is not None
+
+    def redactions(self, doc_id: str) -> list[Redaction]:
+        """The redaction report of a document's live version."""
+        with closing(self._connect()) as conn:
+            rows = conn.execute(
+                "SELECT r.page, r.kind, r.placeholder, r.preview FROM redactions r JOIN documents d "
+                "ON r.doc_id = d.doc_id AND r.content_hash = d.content_hash WHERE r.doc_id = ? "
+                "ORDER BY r.page, r.rowid",
+                (doc_id,),
+            ).fetchall()
+        return [Redaction(**dict(row)) for row in rows]
+
+    # ---- the index manifest -----------------------------------------------------------------------
+    def manifest(self) -> IndexManifest | None:
+        with closing(self._connect()) as conn:
+            row = conn.execute("SELECT value FROM meta WHERE key = ?", (_MANIFEST_KEY,)).fetchone()
+        return IndexManifest.model_validate_json(row["value"]) if row else None
+
+    def set_manifest(self, manifest: IndexManifest) -> None:
+        """Record what the index is built with; also ends a rebuild."""
+        with closing(self._connect()) as conn, conn:
+            conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (_MANIFEST_KEY, manifest.model_dump_json()))
+            conn.execute("DELETE FROM meta WHERE key = ?", (_REBUILD_KEY,))
+
+    def rebuild_started(self) -> bool:
+        """True while a rebuild runs, or after one that never finished (the index is incomplete)."""
+        with closing(self._connect()) as conn:
+            return conn.execute("SELECT 1 FROM meta WHERE key = ?", (_REBUILD_KEY,)).fetchone() is not None
+
+    def start_rebuild(self) -> None:
+        with closing(self._connect()) as conn, conn:
+            conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (_REBUILD_KEY, now().isoformat()))
+
 
 def now() -> datetime:
     return datetime.now(UTC)
 
 
+def _put(conn: sqlite3.Connection, record: DocumentRecord) -> None:
+    notes = IngestNotes.model_validate(record.model_dump(include=set(IngestNotes.model_fields)))
+    conn.execute(
+        "INSERT OR REPLACE INTO documents (doc_id, source, file_type, content_hash, size_bytes, pages, chunks, "
+        "ingested_at, notes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            record.doc_id,
+            record.source,
+            record.file_type,
+            record.content_hash,
+            record.size_bytes,
+            record.pages,
+            record.chunks,
+            record.ingested_at.isoformat(),
+            notes.model_dump_json(),
+        ),
+    )
+
+
+def _drop_version_rows(conn: sqlite3.Connection, doc_id: str, content_hash: str) -> None:
+    conn.execute("DELETE FROM pages WHERE doc_id = ? AND content_hash = ?", (doc_id, content_hash))
+    conn.execute("DELETE FROM redactions WHERE doc_id = ? AND content_hash = ?", (doc_id, content_hash))
+
+
+def _process_alive(pid: int) -> bool:
+    """Whether a process id belongs to a running (not zombie) process on this machine."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rsplit(")", 1)[-1].split()[0] != "Z"
+
+
 def _record(row: sqlite3.Row) -> DocumentRecord:
-    return DocumentRecord(**{**dict(row), "ingested_at": datetime.fromisoformat(row["ingested_at"])})
+    fields = dict(row)
+    notes = json.loads(fields.pop("notes", None) or "{}")
+    return DocumentRecord(**{**fields, **notes, "ingested_at": datetime.fromisoformat(row["ingested_at"])})

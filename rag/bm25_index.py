@@ -73,6 +73,11 @@ class BM25Index:
     def segment_count(self) -> int:
         return len(self._segments)
 
+    def live_ids(self) -> set[str]:
+        """Ids of every live chunk (consistency checks against the vector store)."""
+        with self._lock:
+            return {str(cid) for s in self._segments for cid in s.chunk_ids[s.alive]}
+
     def search(self, query: str, k: int) -> list[tuple[str, float]]:
         """The k best (chunk_id, score) pairs, best first; chunks sharing no term are not returned."""
         term_ids = sorted({self._terms[t] for t in tokenize(query) if t in self._terms})
@@ -140,12 +145,17 @@ class BM25Index:
             self._append_vocab(self._vocab[vocab_before:])
             self._commit()
 
-    def delete_document(self, doc_id: str, keep_hash: str | None = None) -> int:
-        """Remove a document's chunks; with keep_hash, only those of its other versions."""
+    def delete_document(self, doc_id: str, keep_hash: str | None = None, only_hash: str | None = None) -> int:
+        """Remove a document's chunks; with keep_hash, only those of its other versions; with
+        only_hash, only those of that version."""
 
         def match(segment: Segment) -> np.ndarray:
             hit = segment.doc_ids == doc_id
-            return hit & (segment.hashes != keep_hash) if keep_hash is not None else hit
+            if keep_hash is not None:
+                hit &= segment.hashes != keep_hash
+            if only_hash is not None:
+                hit &= segment.hashes == only_hash
+            return hit
 
         with self._lock:
             removed = self._kill(match)

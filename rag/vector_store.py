@@ -26,9 +26,18 @@ class ChromaStore:
             settings.chroma_path.mkdir(parents=True, exist_ok=True)
             self._client = chromadb.PersistentClient(path=str(settings.chroma_path), settings=chroma_settings)
             self.label = f"chroma embedded {settings.chroma_path}"
-        self._collection = self._client.get_or_create_collection(
-            settings.collection, embedding_function=None, metadata={"hnsw:space": "cosine"}
+        self._name = settings.collection
+        self._collection = self._open()
+
+    def _open(self) -> Any:
+        return self._client.get_or_create_collection(
+            self._name, embedding_function=None, metadata={"hnsw:space": "cosine"}
         )
+
+    def reset(self) -> None:
+        """Drop every chunk (a rebuild with another embedding model may change the dimension)."""
+        self._client.delete_collection(self._name)
+        self._collection = self._open()
 
     def add(self, chunks: list[Chunk], embeddings: list[list[float]]) -> None:
         if not chunks:
@@ -46,6 +55,14 @@ class ChromaStore:
         if keep_hash is not None:
             where = {"$and": [where, {"content_hash": {"$ne": keep_hash}}]}
         self._collection.delete(where=where)
+
+    def delete_version(self, doc_id: str, content_hash: str) -> None:
+        """Delete the chunks of one version of a document (an unfinished or replaced one)."""
+        self._collection.delete(where={"$and": [{"doc_id": doc_id}, {"content_hash": content_hash}]})
+
+    def count_version(self, doc_id: str, content_hash: str) -> int:
+        result = self._collection.get(where={"$and": [{"doc_id": doc_id}, {"content_hash": content_hash}]}, include=[])
+        return len(result["ids"])
 
     def count(self) -> int:
         return self._collection.count()
@@ -90,6 +107,7 @@ def _to_metadata(chunk: Chunk) -> dict[str, Any]:
         "char_start": chunk.char_start,
         "char_end": chunk.char_end,
         "heading_path": "\x1f".join(chunk.heading_path),
+        "kind": chunk.kind,
     }
 
 
@@ -107,4 +125,5 @@ def _from_metadata(chunk_id: str, text: str, meta: dict[str, Any]) -> Chunk:
         char_start=meta["char_start"],
         char_end=meta["char_end"],
         heading_path=heading.split("\x1f") if heading else [],
+        kind=meta.get("kind", "text"),
     )

@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ragchat.schemas import Scores
+from ingestion.errors import IndexOutOfDate
+from ragchat.schemas import IngestProgress, Scores
 from ragchat.settings import PROJECT_ROOT, get_settings
 
 if TYPE_CHECKING:
@@ -27,16 +28,71 @@ def _print_json(payload: object) -> None:
     print(json.dumps(payload, ensure_ascii=False, indent=2, default=str))
 
 
+def _progress_line(name: str, update: IngestProgress) -> None:
+    """A live progress line on a terminal (never in a pipe, so --json output stays clean)."""
+    eta = f", ~{update.eta_s:.0f} s left" if update.eta_s is not None else ""
+    pages = f" {update.pages_done}/{update.pages_total} pages" if update.pages_total > 1 else ""
+    print(f"\r\033[K{name}: {update.stage}{pages}{eta}", end="", file=sys.stderr, flush=True)
+
+
 def cmd_ingest(args: argparse.Namespace) -> int:
     service = _service()
-    results = service.ingest_paths([Path(p) for p in args.paths])
+    live = sys.stderr.isatty()
+    results = service.ingest_paths(
+        [Path(p) for p in args.paths],
+        password=args.password,
+        redact=args.redact,
+        progress=_progress_line if live else None,
+    )
+    if live:
+        print("\r\033[K", end="", file=sys.stderr)
     if args.json:
         _print_json([r.model_dump(exclude={"seconds"}) for r in results])
     else:
         for r in results:
             detail = r.error if r.status == "failed" else f"{r.pages} pages, {r.chunks} chunks"
             print(f"{r.status:9} {r.source}: {detail}")
+            for warning in r.warnings:
+                print(f"          note: {warning}")
     return 1 if any(r.status == "failed" for r in results) else 0
+
+
+def cmd_reindex(args: argparse.Namespace) -> int:
+    service = _service()
+    problems = service.index_problems()
+    if not problems and not args.force:
+        print("The index already matches the current settings; nothing to do (--force rebuilds anyway).")
+        return 0
+    if problems:
+        print("Rebuilding the index: " + "; ".join(problems), file=sys.stderr)
+    live = sys.stderr.isatty()
+    results = service.reindex(progress=lambda update: _progress_line("reindex", update) if live else None)
+    if live:
+        print("\r\033[K", end="", file=sys.stderr)
+    if args.json:
+        _print_json([r.model_dump(exclude={"seconds"}) for r in results])
+    else:
+        for r in results:
+            detail = r.error if r.status == "failed" else f"{r.chunks} chunks"
+            print(f"{r.status:9} {r.source}: {detail}")
+    return 1 if any(r.status == "failed" for r in results) else 0
+
+
+def cmd_redactions(args: argparse.Namespace) -> int:
+    service = _service()
+    if not any(d.source == args.source for d in service.documents()):
+        print(f"no document named {args.source!r}", file=sys.stderr)
+        return 1
+    report = service.redactions(args.source)
+    if args.json:
+        _print_json([r.model_dump() for r in report])
+    elif not report:
+        print(f"{args.source}: nothing was redacted")
+    else:
+        for r in report:
+            where = f"p. {r.page}" if r.page else "text"
+            print(f"{where}\t{r.kind}\t{r.placeholder}\t{r.preview}")
+    return 0
 
 
 def _retrieval_flags(args: argparse.Namespace) -> dict[str, object]:
@@ -123,6 +179,8 @@ def cmd_docs(args: argparse.Namespace) -> int:
     else:
         for r in records:
             print(f"{r.source}\t{r.file_type}\t{r.pages} pages\t{r.chunks} chunks")
+            for warning in r.warnings:
+                print(f"  note: {warning}")
     return 0
 
 
@@ -307,7 +365,24 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("ingest", help="index PDF, TXT and Markdown files")
     p.add_argument("paths", nargs="+")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--password", help="password of encrypted PDFs among the files")
+    p.add_argument(
+        "--redact",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="replace e-mails, phone numbers, IPs and long tokens with placeholders (default: RAGCHAT_REDACT_PII)",
+    )
     p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser("reindex", help="rebuild chunks and vectors after a change of embedding model or chunking")
+    p.add_argument("--force", action="store_true", help="rebuild even when the index matches the settings")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_reindex)
+
+    p = sub.add_parser("redactions", help="the redaction report of a document")
+    p.add_argument("source")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_redactions)
 
     p = sub.add_parser("search", help="ranked chunks for a query, no LLM")
     p.add_argument("query", nargs="?")
@@ -371,7 +446,14 @@ def _add_retrieval_flags(parser: argparse.ArgumentParser) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return int(args.func(args))
+    try:
+        return int(args.func(args))
+    except IndexOutOfDate as exc:
+        print(f"ragchat: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("\nInterrupted; a file being indexed was rolled back.", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -11,12 +11,17 @@ from pydantic import BaseModel, Field
 FileType = Literal["pdf", "txt", "md"]
 
 
+ChunkKind = Literal["text", "code"]
+
+
 class Page(BaseModel):
     """One page of parsed text. TXT and Markdown are a single page numbered 0."""
 
     number: int
     text: str
     table_count: int = 0
+    had_text_layer: bool = Field(default=True, description="False for a PDF page with no extractable text (a scan).")
+    ocr: bool = Field(default=False, description="The text was read from the page image by Tesseract.")
 
 
 class Document(BaseModel):
@@ -27,6 +32,7 @@ class Document(BaseModel):
     content_hash: str
     size_bytes: int
     pages: list[Page]
+    encoding: str | None = None
 
     @property
     def doc_id(self) -> str:
@@ -52,6 +58,7 @@ class Chunk(BaseModel):
     char_start: int = Field(description="Offset of the chunk in its page's text.")
     char_end: int
     heading_path: list[str] = Field(default_factory=list)
+    kind: ChunkKind = Field(default="text", description="code: a whole fenced code block, verbatim.")
 
     @property
     def locator(self) -> str:
@@ -65,26 +72,87 @@ class Chunk(BaseModel):
         return " · ".join(parts)
 
 
-class DocumentRecord(BaseModel):
+class IngestNotes(BaseModel):
+    """What a person should know about how a file was read, kept with the document."""
+
+    encoding: str | None = Field(default=None, description="Text encoding detected for TXT/Markdown.")
+    no_text_pages: list[int] = Field(default_factory=list, description="PDF pages without a text layer.")
+    ocr_pages: list[int] = Field(default_factory=list, description="Pages whose text Tesseract read from the image.")
+    redacted: bool = Field(default=False, description="PII redaction was on for this version.")
+    redactions: int = Field(default=0, description="Values replaced by placeholders (see the redaction report).")
+    warnings: list[str] = Field(default_factory=list)
+
+
+class DocumentRecord(IngestNotes):
     """A row of the document registry."""
 
     doc_id: str
     source: str
     file_type: FileType
-    content_hash: str
+    content_hash: str = Field(description="Version: sha256 of the bytes (and of the redaction option when on).")
     size_bytes: int
     pages: int
     chunks: int
     ingested_at: datetime
 
 
-class IngestResult(BaseModel):
+class IngestResult(IngestNotes):
+    """One file's outcome, in the `ragchat ingest --json` shape (design.md), plus the notes above.
+    cancelled: the user stopped it in the app and the index is as it was before."""
+
     source: str
-    status: Literal["indexed", "unchanged", "failed"]
+    status: Literal["indexed", "unchanged", "failed", "cancelled"]
     pages: int = 0
     chunks: int = 0
     error: str | None = None
+    needs_password: bool = Field(default=False, description="An encrypted PDF: ask for its password and retry.")
     seconds: float = 0.0
+
+
+class Redaction(BaseModel):
+    """One value replaced at ingest. The value itself is not kept: only a masked preview."""
+
+    page: int
+    kind: Literal["email", "phone", "ip", "token"]
+    placeholder: str
+    preview: str
+
+
+class IngestProgress(BaseModel):
+    """A running ingest as the UI polls it."""
+
+    stage: str
+    pages_done: int = 0
+    pages_total: int = 0
+    chunks: int = 0
+    elapsed_s: float = 0.0
+
+    @property
+    def fraction(self) -> float:
+        return min(self.pages_done / self.pages_total, 1.0) if self.pages_total else 0.0
+
+    @property
+    def eta_s(self) -> float | None:
+        """Seconds left at the rate so far; None until a page is done."""
+        if not self.pages_done or not self.pages_total:
+            return None
+        return max(self.elapsed_s / self.pages_done * (self.pages_total - self.pages_done), 0.0)
+
+
+class IndexManifest(BaseModel):
+    """What the stored vectors and chunks were made with; another setting means a rebuild."""
+
+    embed_model: str
+    embed_model_path: str | None = None
+    embed_max_tokens: int | None = None
+    chunk_size: int
+    chunk_overlap: int
+    chunker: int = Field(description="Version of the chunking rules (ingestion/chunking.py CHUNKER_VERSION).")
+
+    def differences(self, other: IndexManifest) -> list[str]:
+        """Human-readable 'field: stored → wanted' lines."""
+        mine, theirs = self.model_dump(), other.model_dump()
+        return [f"{key}: {mine[key]} → {theirs[key]}" for key in mine if mine[key] != theirs[key]]
 
 
 class Scores(BaseModel):

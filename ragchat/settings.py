@@ -78,6 +78,10 @@ class Settings(BaseSettings):
     )
     embed_threads: int = 2
     embed_batch_size: int = 16
+    embed_max_tokens: int | None = Field(
+        default=256,
+        description="Truncate texts to this many model tokens (MiniLM was trained on 256); None: no extra limit.",
+    )
 
     # Vector store
     chroma_host: str | None = None
@@ -87,6 +91,16 @@ class Settings(BaseSettings):
     # Chunking
     chunk_size: int = Field(default=200, description="Target chunk size in tokens (LlamaIndex tokenizer).")
     chunk_overlap: int = 30
+
+    # Ingestion
+    ingest_batch: int = Field(default=64, description="Chunks embedded and stored per step; cancel is checked between.")
+    max_file_mb: float = Field(default=500, description="Larger files are refused with a message, before parsing.")
+    redact_pii: bool = Field(default=False, description="Replace e-mails, phones, IPs, long tokens at ingest (opt-in).")
+    ocr: bool = Field(default=True, description="OCR pages without text when the tesseract program is installed.")
+    tesseract_cmd: str = "tesseract"
+    ocr_language: str = Field(default="eng", description="Tesseract language(s), e.g. eng+deu (needs their data).")
+    ocr_dpi: int = 300
+    ocr_timeout_s: float = 120.0
 
     # Retrieval (hybrid BM25 + dense, then an optional cross-encoder)
     top_k: int = Field(default=4, description="Chunks given to the answering model.")

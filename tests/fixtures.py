@@ -43,3 +43,53 @@ def write_report_pdf(path: Path) -> Path:
     )
     pdf.output(str(path))
     return path
+
+
+WORDS = (
+    "harbour crane ledger invoice pallet forklift audit schedule freight customs tariff container "
+    "manifest berth vessel cargo warehouse inventory shipment courier dispatch route depot"
+).split()
+
+
+def long_pdf_bytes(pages: int, seed: int = 0, marker: str = "") -> bytes:
+    """A text PDF of `pages` pages of varied sentences (about 1,200 characters each); `marker` is
+    written on every page so a test can search for this document and no other."""
+    import random
+
+    rng = random.Random(seed)
+    pdf = FPDF()
+    pdf.set_font("Helvetica", size=10)
+    for number in range(1, pages + 1):
+        pdf.add_page()
+        sentences = [
+            " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 16))).capitalize() + "."
+            for _ in range(14)
+        ]
+        pdf.multi_cell(0, 5, f"Page {number}. {marker} " + " ".join(sentences))
+    return bytes(pdf.output())
+
+
+def encrypted_pdf_bytes(user_password: str, text: str) -> bytes:
+    pdf = FPDF()
+    pdf.set_encryption(owner_password="owner", user_password=user_password)
+    pdf.set_font("Helvetica", size=12)
+    pdf.add_page()
+    pdf.cell(0, 10, text)
+    return bytes(pdf.output())
+
+
+def scanned_pdf_bytes(lines: list[str], blank_pages: int = 0) -> bytes:
+    """Pages that are only an image of text (no text layer), like a scan; then blank pages."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    image = Image.new("L", (1700, 300 + 110 * len(lines)), color=255)
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=64)
+    for row, line in enumerate(lines):
+        draw.text((100, 150 + 110 * row), line, fill=0, font=font)
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.image(image, x=10, y=10, w=190)
+    for _ in range(blank_pages):
+        pdf.add_page()
+    return bytes(pdf.output())

@@ -7,14 +7,14 @@ from typing import Any
 
 import streamlit as st
 
-from ragchat.schemas import Answer, Citation, DocumentRecord, Hit, IngestResult
+from ragchat.schemas import Answer, Citation, DocumentRecord, Hit
 from ragchat.service import RagService
+from ui import ingest_panel
 from ui.common import calm_errors, duration, get_service, shorten
 from ui.memory_panel import render_memory_panel
 
 log = logging.getLogger("ragchat.app")
 
-UPLOAD_TYPES = ["pdf", "txt", "md", "markdown"]
 EMPTY_STATE = "Upload a document in the sidebar to start."
 SUPPORT_NOTE = "attributed by word overlap; the model cited nothing"
 
@@ -29,61 +29,8 @@ def init_state(service: RagService) -> None:
     st.session_state.setdefault("session_id", service.conversations.new_session_id())
     st.session_state.setdefault("bm25_weight", service.settings.bm25_weight)
     st.session_state.setdefault("rerank", True)
-    st.session_state.setdefault("ingest_results", [])
-    st.session_state.setdefault("uploader_key", 0)
     st.session_state.setdefault("notice", None)
-
-
-def ingest_one(service: RagService, name: str, data: bytes) -> IngestResult:
-    """Index one upload inside its own status box with a progress bar fed by the indexer."""
-    with st.status(f"Indexing {name}", expanded=True) as status:
-        bar = st.progress(0.0, text="starting")
-
-        def progress(message: str, fraction: float) -> None:
-            bar.progress(min(max(fraction, 0.0), 1.0), text=message)
-
-        result = service.ingest_bytes(name, data, progress)
-        state = "error" if result.status == "failed" else "complete"
-        status.update(label=f"{result.source}: {result.status}", state=state, expanded=False)
-    return result
-
-
-def render_uploader(service: RagService) -> None:
-    """Index the chosen files when the button is pressed, then reset the uploader.
-
-    Files are only processed on the button press, so an ordinary rerun (a chat question, a delete)
-    never indexes them again; the uploader gets a fresh key afterwards so the list empties.
-    """
-    uploads = st.file_uploader(
-        "Add documents",
-        type=UPLOAD_TYPES,
-        accept_multiple_files=True,
-        key=f"uploader-{st.session_state.uploader_key}",
-        help="PDF, TXT or Markdown. A file with the same name replaces the indexed version.",
-    )
-    if not st.button("Index files", disabled=not uploads, type="primary", width="stretch"):
-        return
-    results: list[IngestResult] = []
-    for upload in uploads or []:
-        try:
-            results.append(ingest_one(service, upload.name, upload.getvalue()))
-        except Exception as exc:  # kept as a result: an st.error here would vanish with the rerun below
-            log.exception("indexing %s failed", upload.name)
-            results.append(IngestResult(source=upload.name, status="failed", error=str(exc)))
-    st.session_state.ingest_results = [r.model_dump(mode="json") for r in results]
-    st.session_state.uploader_key += 1
-    st.rerun()
-
-
-def render_ingest_results() -> None:
-    for raw in st.session_state.ingest_results:
-        result = IngestResult.model_validate(raw)
-        if result.status == "indexed":
-            st.success(f"**{result.source}** indexed: {_size_text(result.pages, result.chunks)}.")
-        elif result.status == "unchanged":
-            st.info(f"**{result.source}** is already indexed (unchanged).")
-        else:
-            st.warning(f"**{result.source}** could not be indexed: {result.error or 'unknown error'}")
+    ingest_panel.init_state(service)
 
 
 def render_documents(service: RagService, documents: list[DocumentRecord]) -> None:
@@ -96,7 +43,7 @@ def render_documents(service: RagService, documents: list[DocumentRecord]) -> No
         return
     for doc in documents:
         name_col, button_col = st.columns([5, 1], vertical_alignment="center")
-        name_col.markdown(f"**{doc.source}**  \n{_size_text(doc.pages, doc.chunks)}")
+        name_col.markdown(f"**{doc.source}**  \n{ingest_panel.size_text(doc.pages, doc.chunks)}")
         delete = button_col.button(
             "", icon=":material/delete:", type="tertiary", key=f"delete-{doc.doc_id}", help=f"Delete {doc.source}"
         )
@@ -104,8 +51,8 @@ def render_documents(service: RagService, documents: list[DocumentRecord]) -> No
             with calm_errors(f"Deleting {doc.source}"):
                 removed = service.delete(doc.source)
                 st.session_state.notice = f"Deleted {doc.source}." if removed else f"{doc.source} was already gone."
-                st.session_state.ingest_results = []
                 st.rerun()
+        ingest_panel.render_document_notes(service, doc)
 
 
 def render_conversations(service: RagService) -> None:
@@ -163,12 +110,6 @@ def render_models(service: RagService) -> None:
     with calm_errors("Reading model information"):
         info = service.models()
         st.markdown(f"**LLM:** {info.llm}  \n**Embedder:** {info.embedder}  \n**Reranker:** {info.reranker}")
-
-
-def _size_text(pages: int, chunks: int) -> str:
-    """TXT and Markdown have no pages (0), so only PDFs mention them."""
-    chunk_text = f"{chunks} chunk{'s' if chunks != 1 else ''}"
-    return f"{pages} page{'s' if pages != 1 else ''}, {chunk_text}" if pages else chunk_text
 
 
 # ----------------------------------------------------------------------------- chat
@@ -317,8 +258,9 @@ def render() -> None:
 
     documents: list[DocumentRecord] = []
     with st.sidebar:
-        render_uploader(service)
-        render_ingest_results()
+        ingest_panel.render_index_notice(service)
+        ingest_panel.render_uploader(service)
+        ingest_panel.render_jobs(service)
         with calm_errors("Listing documents"):
             documents = service.documents()
             render_documents(service, documents)

@@ -6,6 +6,7 @@ the sidebar exactly as a person would add it; no pre-ingestion through the servi
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import streamlit as st
@@ -25,6 +26,16 @@ def _texts(block: Block) -> str:
     return "\n".join([m.value for m in block.markdown] + [c.value for c in block.caption])
 
 
+def wait_for_ingest(at: AppTest, polls: int = 240) -> None:
+    """Ingests run in the background; the page polls them. Rerun until no progress bar is left."""
+    for _ in range(polls):
+        if not at.get("progress"):
+            return
+        time.sleep(0.5)
+        at.run()
+    raise AssertionError("the ingest did not finish")
+
+
 def test_upload_ask_and_cite(home: Path, tmp_path: Path) -> None:
     # st.cache_resource lives for the whole process: drop any RagService built for another home.
     st.cache_resource.clear()
@@ -38,6 +49,7 @@ def test_upload_ask_and_cite(home: Path, tmp_path: Path) -> None:
     at.run()
     index_button = next(b for b in at.sidebar.button if b.label == "Index files")
     index_button.click().run()
+    wait_for_ingest(at)
     assert not at.exception
     assert not at.error, [e.value for e in at.error]
     sidebar = _texts(at.sidebar)

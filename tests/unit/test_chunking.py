@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from ingestion.chunking import chunk_document, locate, markdown_sections
+from ingestion.chunking import blocks, chunk_document, locate, markdown_sections
 from ingestion.parsers import content_hash
 from ragchat.schemas import Document, Page
 
@@ -51,13 +51,14 @@ def test_markdown_heading_paths_and_fenced_code() -> None:
         "### Linux\nUse apt.\n\n## Usage\nAsk questions.\n"
     )
     sections = markdown_sections(text)
-    assert [s.heading_path for s in sections] == [
-        ("Guide",),
-        ("Guide", "Install"),
-        ("Guide", "Install", "Linux"),
-        ("Guide", "Usage"),
+    assert [(s.heading_path, s.kind) for s in sections] == [
+        (("Guide",), "text"),
+        (("Guide", "Install"), "text"),
+        (("Guide", "Install"), "code"),
+        (("Guide", "Install", "Linux"), "text"),
+        (("Guide", "Usage"), "text"),
     ]
-    assert "# not a heading" in sections[1].text
+    assert sections[2].text == "```bash\n# not a heading\nmake run\n```"
     chunks = chunk_document(_document("md", [Page(number=0, text=text)]), 200, 0)
     assert all(c.page == 0 for c in chunks)
     for chunk in chunks:
@@ -65,6 +66,65 @@ def test_markdown_heading_paths_and_fenced_code() -> None:
     linux = next(c for c in chunks if "apt" in c.text)
     assert linux.heading_path == ["Guide", "Install", "Linux"]
     assert "Guide › Install › Linux" in linux.locator
+    code = [c for c in chunks if c.kind == "code"]
+    assert [c.text for c in code] == ["```bash\n# not a heading\nmake run\n```"]
+    assert code[0].heading_path == ["Guide", "Install"]
+
+
+CODE = "\n".join(f"    value_{i} = compute(value_{i - 1}, factor={i})  # step {i}." for i in range(1, 120))
+
+
+def test_a_long_code_block_is_one_verbatim_chunk() -> None:
+    """Far longer than the chunk size, with sentence-like lines: still never split, never reflowed."""
+    block = f"~~~~python\ndef pipeline():\n{CODE}\n\n    return value_119\n~~~~"
+    text = f"# API\n\nSome prose before. It has sentences.\n\n{block}\n\nProse after the block.\n"
+    chunks = chunk_document(_document("md", [Page(number=0, text=text)]), 60, 10)
+    code = [c for c in chunks if c.kind == "code"]
+    assert len(code) == 1
+    assert code[0].text == block
+    assert text[code[0].char_start : code[0].char_end] == block
+    prose = [c for c in chunks if c.kind == "text"]
+    assert prose and all("value_" not in c.text for c in prose)
+    assert [c.chunk_index for c in chunks] == list(range(len(chunks)))
+
+
+def test_fences_close_only_with_their_own_marker() -> None:
+    text = "# Doc\n\n````md\n```python\nx = 1\n```\n# inside\n````\n\n## After\nEnd.\n"
+    sections = markdown_sections(text)
+    assert [(s.heading_path, s.kind) for s in sections] == [(("Doc",), "code"), (("Doc", "After"), "text")]
+    assert sections[0].text.endswith("# inside\n````")
+
+
+def test_an_unclosed_fence_runs_to_the_end() -> None:
+    text = "# Doc\nIntro.\n\n```\ncode line\n## not a heading\n"
+    sections = markdown_sections(text)
+    assert sections[-1].kind == "code" and "## not a heading" in sections[-1].text
+
+
+def test_setext_headings() -> None:
+    text = "Title\n=====\n\nIntro.\n\nPart two\n--------\n\nDetails.\n"
+    assert [s.heading_path for s in markdown_sections(text)] == [("Title",), ("Title", "Part two")]
+
+
+def test_huge_single_line_is_chunked_in_linear_time_with_exact_offsets() -> None:
+    import time
+
+    line = " ".join(f"word{i % 977}" for i in range(60_000))  # ~470 KB, no punctuation, no newline
+    started = time.perf_counter()
+    chunks = chunk_document(_document("txt", [Page(number=0, text=line)]), 200, 0)
+    elapsed = time.perf_counter() - started
+    assert len(chunks) > 100
+    for chunk in chunks:
+        assert line[chunk.char_start : chunk.char_end] == chunk.text
+    assert elapsed < 60, f"chunking a 470 KB line took {elapsed:.0f} s"
+
+
+def test_blocks_cut_at_breaks_and_cover_everything() -> None:
+    text = ("para " * 50 + "\n\n") * 200 + "x" * 50_000
+    pieces = list(blocks(text, 5_000))
+    assert "".join(piece for _, piece in pieces) == text
+    assert all(len(piece) <= 5_000 for _, piece in pieces)
+    assert all(text[offset : offset + len(piece)] == piece for offset, piece in pieces)
 
 
 def test_locate_tolerates_whitespace_changes() -> None:

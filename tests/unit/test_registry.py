@@ -50,3 +50,76 @@ def test_live_versions_follow_writes_from_other_connections(tmp_path: Path) -> N
     assert reader.live_versions() == {doc_id_for("a.txt"): "h2", doc_id_for("b.txt"): "h3"}
     writer.delete(doc_id_for("a.txt"))
     assert reader.live_versions() == {doc_id_for("b.txt"): "h3"}
+
+
+def test_switch_journals_the_replaced_version_and_drops_its_pages(tmp_path: Path) -> None:
+    from ragchat.schemas import Page, Redaction
+
+    registry = Registry(tmp_path / "r.sqlite3")
+    doc = doc_id_for("a.pdf")
+    registry.begin_version(doc, "h1")
+    assert registry.unfinished() == [], "a version this (running) process is writing is not a leftover"
+    assert registry.unfinished(include_running=True) == [(doc, "h1")]
+    redaction = Redaction(page=1, kind="ip", placeholder="[IP_1]", preview="1.•")
+    registry.add_pages(doc, "h1", [Page(number=1, text="one")], [redaction])
+    assert registry.switch(_record("a.pdf", "h1")) is None
+    assert registry.unfinished(include_running=True) == []
+    assert [p.text for p in registry.pages(doc, "h1")] == ["one"]
+    assert [r.placeholder for r in registry.redactions(doc)] == ["[IP_1]"]
+
+    registry.begin_version(doc, "h2")
+    registry.add_pages(doc, "h2", [Page(number=1, text="two")], [])
+    assert registry.switch(_record("a.pdf", "h2")) == "h1"
+    assert registry.unfinished() == [(doc, "h1")], "the old version's chunks are still to be deleted"
+    assert not registry.has_pages(doc, "h1") and registry.redactions(doc) == []
+    registry.abandon(doc, "h1")
+    assert registry.unfinished() == [] and registry.has_pages(doc, "h2")
+
+
+def test_a_version_left_by_a_dead_process_is_a_leftover(tmp_path: Path) -> None:
+    import sqlite3
+    import subprocess
+    import sys
+
+    registry = Registry(tmp_path / "r.sqlite3")
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead_pid = int(done.stdout)
+    with sqlite3.connect(tmp_path / "r.sqlite3") as conn:
+        conn.execute("INSERT INTO unfinished VALUES (?, ?, ?)", ("d1", "h9", dead_pid))
+    assert registry.unfinished() == [("d1", "h9")]
+    registry.abandon("d1", "h9")
+    assert registry.unfinished(include_running=True) == []
+
+
+def test_delete_journals_the_version_and_returns_it(tmp_path: Path) -> None:
+    registry = Registry(tmp_path / "r.sqlite3")
+    registry.put(_record("a.pdf", "h1"))
+    assert registry.delete(doc_id_for("a.pdf")) == "h1"
+    assert registry.unfinished() == [(doc_id_for("a.pdf"), "h1")]
+    assert registry.delete(doc_id_for("a.pdf")) is None
+
+
+def test_manifest_and_rebuild_flag(tmp_path: Path) -> None:
+    from ragchat.schemas import IndexManifest
+
+    registry = Registry(tmp_path / "r.sqlite3")
+    assert registry.manifest() is None
+    manifest = IndexManifest(embed_model="m", chunk_size=200, chunk_overlap=30, chunker=2)
+    registry.start_rebuild()
+    assert registry.rebuild_started()
+    registry.set_manifest(manifest)
+    assert not registry.rebuild_started()
+    assert Registry(tmp_path / "r.sqlite3").manifest() == manifest
+    wanted = manifest.model_copy(update={"chunk_size": 300})
+    assert manifest.differences(wanted) == ["chunk_size: 200 → 300"]
+
+
+def test_notes_survive_the_round_trip(tmp_path: Path) -> None:
+    registry = Registry(tmp_path / "r.sqlite3")
+    record = _record("scan.pdf", "h1").model_copy(
+        update={"no_text_pages": [2, 3], "ocr_pages": [2], "warnings": ["page 3 has no text"], "redactions": 4}
+    )
+    registry.put(record)
+    got = registry.get(doc_id_for("scan.pdf"))
+    assert got is not None
+    assert (got.no_text_pages, got.ocr_pages, got.warnings, got.redactions) == ([2, 3], [2], ["page 3 has no text"], 4)

@@ -1,0 +1,196 @@
+"""Re-upload, replace, delete, cancel, rebuild: the registry, Chroma and BM25 must always agree, on
+the real stores and the real embedder."""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from ingestion.errors import IndexOutOfDate
+from ragchat.schemas import IngestProgress
+from ragchat.service import RagService
+from ragchat.settings import get_settings
+from tests.fixtures import encrypted_pdf_bytes, long_pdf_bytes, scanned_pdf_bytes
+
+ALPHA = "The zebra crossing near the harbour office was repainted in March. Staff praised the new lights."
+BETA = "The quokka enclosure opened in June. Visitors queued for an hour to see the animals."
+
+
+def assert_consistent(service: RagService) -> dict[str, int]:
+    """Every stored chunk belongs to a live version, Chroma and BM25 hold the same chunk ids, and
+    each document has as many chunks as its registry row says. Returns chunks per source."""
+    live = {r.doc_id: r for r in service.documents()}
+    chroma = [c for batch in service.store.iter_chunks() for c in batch]
+    assert {c.chunk_id for c in chroma} == service.bm25.live_ids()
+    assert all(live[c.doc_id].content_hash == c.content_hash for c in chroma if c.doc_id in live)
+    assert all(c.doc_id in live for c in chroma), "no chunk of a deleted or unfinished version"
+    per_doc = Counter(c.doc_id for c in chroma)
+    assert {doc_id: r.chunks for doc_id, r in live.items()} == dict(per_doc)
+    assert service.registry.unfinished(include_running=True) == []
+    return {live[d].source: n for d, n in per_doc.items()}
+
+
+def sources(service: RagService, query: str) -> set[str]:
+    return {h.chunk.source for h in service.search(query, k=10, bm25_weight=1.0).hits}
+
+
+def test_reupload_replace_and_delete_keep_the_stores_in_step(home: Path) -> None:
+    service = RagService(get_settings())
+    first = service.ingest_bytes("a.txt", ALPHA.encode())
+    assert first.status == "indexed"
+    assert service.ingest_bytes("copy-of-a.txt", ALPHA.encode()).status == "indexed"
+    assert sorted(d.source for d in service.documents()) == ["a.txt", "copy-of-a.txt"]
+    before = assert_consistent(service)
+
+    again = service.ingest_bytes("a.txt", ALPHA.encode())
+    assert (again.status, again.chunks) == ("unchanged", first.chunks)
+    assert assert_consistent(service) == before
+
+    replaced = service.ingest_bytes("a.txt", BETA.encode())
+    assert replaced.status == "indexed"
+    assert_consistent(service)
+    assert sources(service, "zebra crossing") == {"copy-of-a.txt"}, "no stale chunk of the old a.txt"
+    assert sources(service, "quokka enclosure") == {"a.txt"}
+
+    assert service.delete("a.txt")
+    assert_consistent(service)
+    assert sources(service, "quokka enclosure") == set()
+    assert not service.delete("a.txt")
+    assert [d.source for d in service.documents()] == ["copy-of-a.txt"]
+
+
+def _stop_after_first_batch(cancel: threading.Event):
+    def progress(update: IngestProgress) -> None:
+        if update.stage.startswith("embedding"):
+            cancel.set()
+
+    return progress
+
+
+def test_cancel_leaves_the_index_exactly_as_before(home: Path) -> None:
+    service = RagService(get_settings(ingest_batch=16))
+    assert service.ingest_bytes("a.txt", ALPHA.encode()).status == "indexed"
+    assert service.ingest_bytes("book.pdf", long_pdf_bytes(3, marker="firstedition")).status == "indexed"
+    before_ids = service.bm25.live_ids()
+    before_docs = service.documents()
+    before_pages = list(service.registry.pages(before_docs[1].doc_id, before_docs[1].content_hash))
+
+    for name in ("new.pdf", "book.pdf"):  # a new file, and a new version of an indexed one
+        cancel = threading.Event()
+        result = service.ingest_bytes(
+            name, long_pdf_bytes(30, seed=5, marker="secondedition"), _stop_after_first_batch(cancel), cancel=cancel
+        )
+        assert result.status == "cancelled"
+        assert service.bm25.live_ids() == before_ids
+        assert service.documents() == before_docs
+        assert assert_consistent(service) == {"a.txt": 1, "book.pdf": before_docs[1].chunks}
+    assert list(service.registry.pages(before_docs[1].doc_id, before_docs[1].content_hash)) == before_pages
+    assert sources(service, "firstedition") == {"book.pdf"}
+    assert sources(service, "secondedition") == set()
+
+
+def test_progress_counts_pages_with_an_eta(home: Path) -> None:
+    service = RagService(get_settings(ingest_batch=8))
+    updates: list[IngestProgress] = []
+    result = service.ingest_bytes("twelve.pdf", long_pdf_bytes(12), updates.append)
+    assert result.status == "indexed" and result.pages == 12
+    paged = [u for u in updates if u.pages_total]
+    assert {u.pages_total for u in paged} == {12}
+    done = [u.pages_done for u in paged]
+    assert done == sorted(done) and done[-1] == 12
+    assert any(u.eta_s is not None and u.eta_s > 0 for u in paged)
+    assert updates[-1].stage == "indexed"
+
+
+def test_a_settings_change_asks_for_a_rebuild_and_the_rebuild_fixes_it(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = RagService(get_settings())
+    text = " ".join(f"Sentence {i} says the depot {i} handles freight route {i}." for i in range(80))
+    assert service.ingest_bytes("routes.md", f"# Routes\n\n{text}\n".encode()).status == "indexed"
+    assert service.index_problems() == []
+    chunks_before = service.documents()[0].chunks
+
+    monkeypatch.setenv("RAGCHAT_CHUNK_SIZE", "80")
+    changed = RagService(get_settings())
+    assert changed.index_problems() == ["chunk_size: 200 → 80"]
+    with pytest.raises(IndexOutOfDate, match="rebuild"):
+        changed.search("freight route 7")
+    refused = changed.ingest_bytes("other.txt", b"More text about depots.")
+    assert refused.status == "failed" and "ragchat reindex" in (refused.error or "")
+
+    rebuilt = changed.reindex()
+    assert [(r.source, r.status) for r in rebuilt] == [("routes.md", "indexed")]
+    assert changed.index_problems() == []
+    assert changed.documents()[0].chunks > chunks_before
+    assert assert_consistent(changed) == {"routes.md": rebuilt[0].chunks}
+    hit = changed.search("freight route 7", k=1).hits[0]
+    assert hit.chunk.heading_path == ["Routes"]
+
+
+def test_redaction_is_opt_in_and_reported(home: Path) -> None:
+    service = RagService(get_settings())
+    text = "Escalations go to dana.kim@example.org or +1 (555) 013-2288. The server is 10.20.30.40."
+    plain = service.ingest_bytes("contacts.txt", text.encode())
+    assert plain.status == "indexed" and not plain.redacted and plain.redactions == 0
+
+    redacted = service.ingest_bytes("contacts.txt", text.encode(), redact=True)
+    assert redacted.status == "indexed", "the same bytes with redaction on are a new version"
+    assert (redacted.redacted, redacted.redactions) == (True, 3)
+    assert_consistent(service)
+    stored = [c.text for batch in service.store.iter_chunks() for c in batch]
+    assert not any("dana.kim" in t or "013-2288" in t or "10.20.30.40" in t for t in stored)
+    report = service.redactions("contacts.txt")
+    assert [r.kind for r in report] == ["email", "phone", "ip"]
+    assert all(r.placeholder in stored[0] for r in report)
+    assert service.ingest_bytes("contacts.txt", text.encode(), redact=True).status == "unchanged"
+
+
+def test_encrypted_and_scanned_pdfs(home: Path) -> None:
+    service = RagService(get_settings())
+    data = encrypted_pdf_bytes("s3cret", "The vault code is kept by the night supervisor.")
+    locked = service.ingest_bytes("vault.pdf", data)
+    assert (locked.status, locked.needs_password) == ("failed", True)
+    wrong = service.ingest_bytes("vault.pdf", data, password="nope")
+    assert wrong.needs_password and "wrong" in (wrong.error or "")
+    assert service.ingest_bytes("vault.pdf", data, password="s3cret").status == "indexed"
+    assert sources(service, "vault code night supervisor") == {"vault.pdf"}
+
+    scan = service.ingest_bytes("scan.pdf", scanned_pdf_bytes(["Pallet audit passed on Friday"], blank_pages=1))
+    assert scan.status == "indexed", scan.error
+    assert (scan.no_text_pages, scan.ocr_pages) == ([1, 2], [1])
+    assert "page 1: no text layer, read with Tesseract OCR" in scan.warnings
+    assert any(w.startswith("page 2: no text, not searchable (OCR found no text") for w in scan.warnings)
+    assert "scan.pdf" in sources(service, "pallet audit Friday")
+    assert_consistent(service)
+
+
+def test_background_jobs_run_report_and_cancel(home: Path) -> None:
+    service = RagService(get_settings(ingest_batch=16))
+    small = service.jobs.submit("a.txt", ALPHA.encode())
+    big = service.jobs.submit("big.pdf", long_pdf_bytes(40, seed=9))
+    view = service.jobs.wait(small, timeout=120)
+    assert view is not None and view.state == "done" and view.result and view.result.status == "indexed"
+    for _ in range(600):  # bounded: until the big file has some pages done
+        running = service.jobs.view(big)
+        assert running is not None
+        if running.state == "running" and running.progress.pages_done > 0:
+            break
+        threading.Event().wait(0.05)
+    service.jobs.cancel(big)
+    final = service.jobs.wait(big, timeout=120)
+    assert final is not None and final.result is not None
+    assert final.result.status == "cancelled"
+    assert not service.jobs.busy()
+    assert assert_consistent(service) == {"a.txt": 1}
+
+    locked = service.jobs.submit("vault.pdf", encrypted_pdf_bytes("pw", "Sealed text about berths."))
+    needs = service.jobs.wait(locked, timeout=60)
+    assert needs is not None and needs.result is not None and needs.result.needs_password
+    retried = service.jobs.retry_with_password(locked, "pw")
+    assert retried is not None
+    done = service.jobs.wait(retried, timeout=120)
+    assert done is not None and done.result is not None and done.result.status == "indexed"
