@@ -43,3 +43,8 @@ def write_report_pdf(path: Path) -> Path:
     )
     pdf.output(str(path))
     return path
+
+
+def sqlite_bytes(db: Path) -> bytes:
+    """The raw bytes of a SQLite file and any journal or WAL beside it: what a disk image would hold."""
+    return b"".join(path.read_bytes() for path in sorted(db.parent.glob(db.name + "*")))

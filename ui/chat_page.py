@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import logging
+import uuid
 from typing import Any
 
 import streamlit as st
 
-from ragchat.schemas import Answer, Citation, DocumentRecord, Hit, IngestResult
+from rag.conversation_export import LOW_CONFIDENCE_NOTE
+from ragchat.schemas import Answer, Citation, DocumentRecord, GuardrailOutcome, Hit, IngestResult
 from ragchat.service import RagService
 from ui.common import calm_errors, duration, get_service, shorten
 from ui.memory_panel import render_memory_panel
@@ -17,6 +19,11 @@ log = logging.getLogger("ragchat.app")
 UPLOAD_TYPES = ["pdf", "txt", "md", "markdown"]
 EMPTY_STATE = "Upload a document in the sidebar to start."
 SUPPORT_NOTE = "attributed by word overlap; the model cited nothing"
+GUARDRAIL_ICONS = {
+    "length": ":material/short_text:",
+    "injection": ":material/shield:",
+    "rate_limit": ":material/timer:",
+}
 
 Message = dict[str, Any]
 
@@ -27,6 +34,8 @@ Message = dict[str, Any]
 def init_state(service: RagService) -> None:
     st.session_state.setdefault("messages", [])
     st.session_state.setdefault("session_id", service.conversations.new_session_id())
+    # The rate limit's key: this browser session, which "New conversation" does not reset.
+    st.session_state.setdefault("client_id", uuid.uuid4().hex)
     st.session_state.setdefault("bm25_weight", service.settings.bm25_weight)
     st.session_state.setdefault("rerank", True)
     st.session_state.setdefault("ingest_results", [])
@@ -126,17 +135,39 @@ def render_conversations(service: RagService) -> None:
         format_func=lambda sid: labels.get(sid, "New conversation"),
     )
     if chosen != current:
-        start_session(chosen, service.conversations.history(chosen))
+        start_session(chosen, service.conversations.history(chosen, with_candidates=True))
+    if current in labels:
+        st.download_button(
+            "Export as Markdown",
+            data=lambda: service.export_conversation(current) or "",
+            file_name=f"ragchat-conversation-{current}.md",
+            mime="text/markdown",
+            icon=":material/download:",
+            on_click="ignore",
+            width="stretch",
+            help="This conversation with its sources. Emails, phone numbers and secrets are masked in storage.",
+        )
 
 
 def start_session(session_id: str, turns: list[Answer]) -> None:
+    """Show a stored conversation as it was: answers with their sources, retrieval details, checks
+    and notices (its text as stored, i.e. masked)."""
     messages: list[Message] = []
     for turn in turns:
         messages.append({"role": "user", "content": turn.question})
-        messages.append({"role": "assistant", "content": turn.answer, "answer": turn.model_dump(mode="json")})
+        messages.append(_assistant_message(turn))
     st.session_state.session_id = session_id
     st.session_state.messages = messages
     st.rerun()
+
+
+def _assistant_message(answer: Answer) -> Message:
+    return {
+        "role": "assistant",
+        "content": answer.answer,
+        "answer": answer.model_dump(mode="json"),
+        "candidates": [h.model_dump(mode="json") for h in answer.hits],
+    }
 
 
 def render_retrieval_settings(service: RagService) -> None:
@@ -184,13 +215,32 @@ def render_sources(citations: list[Citation]) -> None:
             st.markdown(_blockquote(citation.snippet))
 
 
+def render_guardrail(outcome: GuardrailOutcome) -> None:
+    """A stopped question, as a calm notice that says what to do."""
+    st.info(outcome.message, icon=GUARDRAIL_ICONS[outcome.rule])
+
+
+def render_support(answer: Answer) -> None:
+    """Sentences the cited sources do not back, and the low-confidence notice."""
+    flagged = answer.unsupported_sentences
+    if flagged:
+        lines = "\n".join(f"- {sentence}" for sentence in flagged)
+        st.markdown(f":orange[:material/flag: **Not found in the cited sources** — check these:]\n{lines}")
+    if answer.low_confidence:
+        st.warning(f"{LOW_CONFIDENCE_NOTE} Check the sources before relying on it.", icon=":material/help:")
+
+
 def render_answer_details(answer: Answer, candidates: list[Hit]) -> None:
-    """Everything shown under an answer's text: the early-stop warning, sources, how the passages
-    were found, model and timings."""
+    """Everything shown under an answer's text: the early-stop warning, the support check, sources,
+    how the passages were found, model, confidence and timings."""
+    if answer.guardrail is not None:
+        return
     if answer.error:
         st.warning(f"The model did not finish its answer: {answer.error}")
     if answer.search_query != answer.question:
         st.caption(f"Searched for: *{answer.search_query}*")
+    if not answer.refused:
+        render_support(answer)
     if answer.citations and not answer.refused:
         render_sources(answer.citations)
     if answer.memory_used and not answer.refused:
@@ -237,10 +287,14 @@ def render_history(messages: list[Message]) -> None:
             if message.get("failed"):
                 st.error(message["content"])
                 continue
+            answer = Answer.model_validate(message["answer"]) if message.get("answer") else None
+            if answer is not None and answer.guardrail is not None:
+                render_guardrail(answer.guardrail)
+                continue
             st.markdown(message["content"])
-            if message.get("answer"):
+            if answer is not None:
                 candidates = [Hit.model_validate(h) for h in message.get("candidates", [])]
-                render_answer_details(Answer.model_validate(message["answer"]), candidates)
+                render_answer_details(answer, candidates)
 
 
 def answer_question(service: RagService, question: str) -> Message:
@@ -252,7 +306,11 @@ def answer_question(service: RagService, question: str) -> Message:
                 session_id=st.session_state.session_id,
                 bm25_weight=st.session_state.bm25_weight,
                 rerank=st.session_state.rerank,
+                client_id=st.session_state.client_id,
             )
+            if stream.guardrail is not None:
+                render_guardrail(stream.guardrail)
+                return _assistant_message(stream.result())
             text_slot = st.empty()
             with text_slot.container():
                 streamed = st.write_stream(stream.tokens())
@@ -272,12 +330,7 @@ def answer_question(service: RagService, question: str) -> Message:
             if answer.memory_note:
                 st.info(answer.memory_note, icon=":material/neurology:")
         render_answer_details(answer, answer.hits)
-    return {
-        "role": "assistant",
-        "content": answer.answer,
-        "answer": answer.model_dump(mode="json"),
-        "candidates": [h.model_dump(mode="json") for h in answer.hits],
-    }
+    return _assistant_message(answer)
 
 
 def _timing_text(answer: Answer) -> str:
@@ -287,6 +340,8 @@ def _timing_text(answer: Answer) -> str:
         # Retrieval found nothing relevant enough, so no model was asked: naming one would mislead.
         return " · ".join(filter(None, ["no passage was relevant enough; the model was not asked", total]))
     parts = [f"model: {answer.models.llm}"]
+    if answer.confidence is not None:
+        parts.insert(0, f"confidence {answer.confidence:.2f}")
     if "first_token_ms" in timings:
         first = f"first token {duration(timings['first_token_ms'])}"
         if timings.get("llm_load_ms", 0) >= 500:
