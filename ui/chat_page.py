@@ -118,24 +118,34 @@ def render_documents(service: RagService, documents: list[DocumentRecord]) -> No
 
 
 def render_conversations(service: RagService) -> None:
-    """Conversations are stored in SQLite; pick one to continue it, or start a new one."""
+    """Conversations are stored in SQLite; pick one to continue it, or start a new one.
+
+    Both act in callbacks, before the page is drawn. The picker has a key and is set to the
+    conversation on screen before it is drawn: its options change whenever a turn is stored, and
+    without a key that made it a new widget that dropped the user's pick."""
     st.subheader("Conversation")
-    if st.button("New conversation", icon=":material/add_comment:", width="stretch"):
-        start_session(service.conversations.new_session_id(), [])
+    st.button(
+        "New conversation",
+        icon=":material/add_comment:",
+        width="stretch",
+        on_click=open_session,
+        args=(service.conversations.new_session_id(), []),
+    )
     sessions = service.conversations.sessions(limit=20)
     if not sessions:
         return
     labels = {s.session_id: f"{shorten(s.title, 40)} · {s.turns} turn{'s' if s.turns != 1 else ''}" for s in sessions}
     current = st.session_state.session_id
     options = list(labels) if current in labels else [current, *labels]
-    chosen = st.selectbox(
+    st.session_state.conversation_picker = current
+    st.selectbox(
         "Continue a conversation",
         options,
-        index=options.index(current),
+        key="conversation_picker",
         format_func=lambda sid: labels.get(sid, "New conversation"),
+        on_change=_open_picked,
+        args=(service,),
     )
-    if chosen != current:
-        start_session(chosen, service.conversations.history(chosen, with_candidates=True))
     if current in labels:
         st.download_button(
             "Export as Markdown",
@@ -149,7 +159,13 @@ def render_conversations(service: RagService) -> None:
         )
 
 
-def start_session(session_id: str, turns: list[Answer]) -> None:
+def _open_picked(service: RagService) -> None:
+    chosen = st.session_state.conversation_picker
+    with calm_errors("Opening the conversation"):
+        open_session(chosen, service.conversations.history(chosen, with_candidates=True))
+
+
+def open_session(session_id: str, turns: list[Answer]) -> None:
     """Show a stored conversation as it was: answers with their sources, retrieval details, checks
     and notices (its text as stored, i.e. masked)."""
     messages: list[Message] = []
@@ -158,7 +174,6 @@ def start_session(session_id: str, turns: list[Answer]) -> None:
         messages.append(_assistant_message(turn))
     st.session_state.session_id = session_id
     st.session_state.messages = messages
-    st.rerun()
 
 
 def _assistant_message(answer: Answer) -> Message:

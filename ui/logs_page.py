@@ -103,7 +103,7 @@ def render() -> None:
             st.info("No questions yet. Ask one on the Chat page and it appears here.")
             return
         pages = math.ceil(total / PAGE_SIZE)
-        page = int(st.number_input(f"Page (of {pages})", min_value=1, max_value=pages, value=1, step=1))
+        page = min(st.session_state.get("logs_page", 1), pages)
         entries = service.query_log.entries(limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE)
         first = (page - 1) * PAGE_SIZE + 1
         st.caption(f"Entries {first}–{first + len(entries) - 1} of {total}.")
@@ -114,6 +114,7 @@ def render() -> None:
             width="stretch",
             column_config={"confidence": st.column_config.ProgressColumn(min_value=0.0, max_value=1.0, format="%.2f")},
         )
+        st.pagination(pages, key="logs_page")
         chosen = st.selectbox(
             "Entry details",
             entries,
