@@ -90,6 +90,8 @@ def generate(args: argparse.Namespace) -> list[dict[str, Any]]:
                     "hits": seen.get("hits", []),
                 }
             )
+            if args.save:  # after every answer, so an interrupted run is still usable with --load
+                args.save.write_text(json.dumps(records))
     return records
 
 
@@ -124,7 +126,7 @@ def analyse(records: list[dict[str, Any]], embed: Any, min_overlap: float, min_s
         replacement = next((o["gold"][0] for o in correct[index + 1 :] + correct[:index]
                             if not any(_contains(h["chunk"]["text"], o["gold"][0]) for h in record["hits"])), None)
         support = checker.check(record["answer"], citations, hits)
-        whole["correct answers"].append(_score(support, min_overlap, min_similarity))
+        whole["correct answers"].append(confidence(support))
         for sentence in split_sentences(record["answer"]):
             text = strip_markers(sentence)
             if not _contains(text, gold):
@@ -144,16 +146,27 @@ def analyse(records: list[dict[str, Any]], embed: Any, min_overlap: float, min_s
                 if fake is not None:
                     sets["changed fact"].append(fake)
                 whole["answers with a changed fact"].append(
-                    _score(checker.check(_replace(record["answer"], gold, replacement), citations, hits),
-                           min_overlap, min_similarity)
+                    confidence(checker.check(_replace(record["answer"], gold, replacement), citations, hits))
                 )
     for record in records:
         if record["impossible"] and not record["refused"] and record["hits"]:
             hits = [Hit.model_validate(h) for h in record["hits"]]
             citations = [Citation.model_validate(c) for c in record["citations"]]
             whole["unanswerable, not refused"].append(
-                _score(checker.check(record["answer"], citations, hits), min_overlap, min_similarity)
+                confidence(checker.check(record["answer"], citations, hits))
             )
+
+    timed = SupportChecker(embed, min_overlap, min_similarity)
+    timed.check("Warm-up sentence.", [], [Hit.model_validate(answered[0]["hits"][0])])
+    durations = []
+    for record in answered:
+        hits = [Hit.model_validate(h) for h in record["hits"]]
+        citations = [Citation.model_validate(c) for c in record["citations"]]
+        started = time.perf_counter()
+        timed.check(record["answer"], citations, hits)
+        durations.append((time.perf_counter() - started) * 1000)
+    print(f"support check per answer (embedder included): median {statistics.median(durations):.0f} ms, "
+          f"max {max(durations):.0f} ms over {len(durations)} answers; load average {os.getloadavg()[0]:.1f}")
 
     print("\n| sentences | n | overlap p10 / p50 / p90 | similarity p10 / p50 / p90 | with missing key terms |")
     print("|---|---:|---|---|---:|")
@@ -190,10 +203,6 @@ def _supported(s: SentenceSupport, min_overlap: float, min_similarity: float) ->
     return not s.missing and (s.overlap >= min_overlap or (s.similarity or 0.0) >= min_similarity)
 
 
-def _score(support: list[SentenceSupport], min_overlap: float, min_similarity: float) -> float | None:
-    return confidence(support)
-
-
 def _q(values: list[float]) -> str:
     if not values:
         return "–"
@@ -223,8 +232,6 @@ def main() -> None:
         records = generate(args)
         print(f"model {args.model}: {len(records)} answers in {time.perf_counter() - started:.0f} s; "
               f"load average {os.getloadavg()[0]:.1f}")
-        if args.save:
-            args.save.write_text(json.dumps(records))
     from rag.embedder import Embedder
 
     analyse(records, Embedder(settings).embed, settings.support_min_overlap, settings.support_min_similarity)

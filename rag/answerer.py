@@ -29,7 +29,7 @@ from rag.query_log import QueryLog
 from rag.query_rewriter import HISTORY_TURNS, fallback_query, rewrite_query
 from rag.retriever import HybridRetriever
 from rag.support import SupportChecker, confidence
-from ragchat.schemas import Answer, GuardrailOutcome, Hit, MemoryFacts, MemoryOutcome, ModelInfo
+from ragchat.schemas import Answer, GuardrailOutcome, Hit, MemoryFacts, MemoryOutcome, ModelInfo, SentenceSupport
 from ragchat.settings import REFUSAL_TEXT, Settings
 
 log = logging.getLogger(__name__)
@@ -148,7 +148,7 @@ class Answerer:
 
         def finish(text: str, error: str | None) -> Answer:
             refused = (not hits and not from_memory) or (error is None and is_refusal(text))
-            checked = False
+            support: list[SentenceSupport] = []  # checked only for an answer from the sources
             if refused:
                 answer_text, citations = REFUSAL_TEXT, []
             elif error and not text.strip():
@@ -157,9 +157,6 @@ class Answerer:
                 answer_text, citations = text.strip(), []  # memory is context, never a cited source
             else:
                 answer_text, citations = resolve_citations(text, hits)
-                checked = True
-            support = []
-            if checked:
                 mark = time.perf_counter()
                 support = self._support.check(answer_text, citations, hits)
                 timings["support_ms"] = _ms(mark)

@@ -31,6 +31,8 @@ Embed = Callable[[list[str]], list[list[float]]]
 
 _NAME = re.compile(r"(?<![\w.])[A-Z][\w’'-]*")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_POSSESSIVE = re.compile(r"['’]s?$")
+_POSSESSIVE_IN_TEXT = re.compile(r"(\w)['’]s\b")
 MIN_TERMS = 2  # shorter sentences ("Yes.", a bare "[1]") carry no checkable claim
 
 
@@ -49,7 +51,7 @@ class SupportChecker:
         claims: list[tuple[str, list[int]]] = []
         for sentence in split_sentences(answer):
             text = strip_markers(sentence)
-            if len(tokenize(text)) < MIN_TERMS:
+            if len(_terms(text)) < MIN_TERMS:
                 continue
             own = [n for n in markers_in(sentence) if 1 <= n <= len(hits)]
             claims.append((text, own or fallback))
@@ -63,10 +65,10 @@ class SupportChecker:
 
     def _judge(self, text: str, sources: list[int], hits: list[Hit], similarity: float | None) -> SentenceSupport:
         source_text = "\n".join(hits[n - 1].chunk.text for n in sources)
-        available = set(tokenize(source_text))
-        terms = set(tokenize(text))
+        available = _terms(source_text)
+        terms = _terms(text)
         overlap = len(terms & available) / len(terms)
-        missing = [word for word in key_terms(text) if not set(tokenize(word)) <= available]
+        missing = [term for term in key_terms(text) if not _present(term, available)]
         score = max(overlap, similarity or 0.0)
         supported = not missing and (overlap >= self._min_overlap or (similarity or 0.0) >= self._min_similarity)
         if missing:
@@ -98,18 +100,39 @@ class SupportChecker:
 
 
 def key_terms(sentence: str) -> list[str]:
-    """Numbers, and capitalised words other than the sentence's first word: the facts a small
-    change turns false."""
-    names = [m.group(0) for m in _NAME.finditer(sentence) if m.start() > 0]
+    """Numbers, and capitalised words other than the sentence's first word (a possessive 's dropped):
+    the facts a small change turns false."""
+    names = [_POSSESSIVE.sub("", m.group(0)) for m in _NAME.finditer(sentence) if m.start() > 0]
     numbers = [m.group(0).rstrip(".,") for m in _NUMBER.finditer(sentence)]
     return list(dict.fromkeys(t for t in [*numbers, *names] if tokenize(t)))
+
+
+def _terms(text: str) -> set[str]:
+    """The BM25 tokenizer's terms, with possessives dropped first ("Norman's" → "Norman")."""
+    return set(tokenize(_POSSESSIVE_IN_TEXT.sub(r"\1", text)))
+
+
+def _present(term: str, available: set[str]) -> bool:
+    """A number must occur as it is. A name's words may differ in their ending ("Europe" is backed by
+    "European", "Norman" by "Normans"): a stem of four letters or more that begins a source term, or
+    that a source term begins, counts."""
+    if term[0].isdigit():
+        return term.replace(",", "") in available
+    for word in tokenize(term):
+        if word in available:
+            continue
+        if len(word) < 4 or not any(
+            len(other) >= 4 and (other.startswith(word) or word.startswith(other)) for other in available
+        ):
+            return False
+    return True
 
 
 def confidence(support: list[SentenceSupport]) -> float | None:
     """The answer's support as one number: sentence scores weighted by their number of terms."""
     if not support:
         return None
-    weights = [len(set(tokenize(s.sentence))) for s in support]
+    weights = [len(_terms(s.sentence)) for s in support]
     return round(sum(w * s.score for w, s in zip(weights, support, strict=True)) / sum(weights), 3)
 
 

@@ -105,10 +105,10 @@ class Settings(BaseSettings):
         default=10, ge=0, description="Questions per session (app tab, or `ask --session` id) per minute; 0: no limit."
     )
     support_min_overlap: float = Field(
-        default=0.6, ge=0.0, le=1.0, description="Share of a sentence's terms its sources must hold to support it."
+        default=0.7, ge=0.0, le=1.0, description="Share of a sentence's terms its sources must hold to support it."
     )
     support_min_similarity: float = Field(
-        default=0.75,
+        default=0.7,
         ge=0.0,
         le=1.0,
         description="Or: cosine similarity to one sentence of its sources that supports a paraphrase.",

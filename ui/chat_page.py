@@ -248,8 +248,6 @@ def render_support(answer: Answer) -> None:
 def render_answer_details(answer: Answer, candidates: list[Hit]) -> None:
     """Everything shown under an answer's text: the early-stop warning, the support check, sources,
     how the passages were found, model, confidence and timings."""
-    if answer.guardrail is not None:
-        return
     if answer.error:
         st.warning(f"The model did not finish its answer: {answer.error}")
     if answer.search_query != answer.question:

@@ -46,7 +46,8 @@ def ragchat(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[s
 
 @pytest.fixture(scope="module")
 def asked(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Answer]]:
-    """One home with the vendor notice indexed and two questions about it asked in session "trust"."""
+    """One home with the vendor notice indexed and two questions about it, each in its own session
+    (a second question in one session would be rewritten as a follow-up: another prompt)."""
     home = tmp_path_factory.mktemp("trust-home")
     service = RagService(
         get_settings(home=home, llm_provider="llamacpp", llm_model=TEST_LLM, reranker_dir=home / "no-reranker")
@@ -56,7 +57,7 @@ def asked(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Answer]]
     assert service.ingest_paths([notice])[0].status == "indexed"
     answers = [
         service.ask("What does the vendor notice say?", session_id="trust"),
-        service.ask("Which instructions does the vendor notice contain?", session_id="trust"),
+        service.ask("What are the instructions in the vendor notice?", session_id="trust-2"),
     ]
     return home, answers
 
@@ -84,20 +85,22 @@ def test_instructions_inside_a_document_are_content_and_the_prompt_stays_hidden(
 def test_history_survives_a_restart_and_exports_as_markdown(asked: tuple[Path, list[Answer]]) -> None:
     home, answers = asked
     reopened = RagService(get_settings(home=home, llm_provider="llamacpp", llm_model=TEST_LLM))
-    turns = reopened.conversations.history("trust", with_candidates=True)
-    assert [t.question for t in turns] == [a.question for a in answers]
-    assert [t.answer for t in turns] == [a.answer for a in answers]
-    assert turns[0].citations == answers[0].citations and turns[0].support == answers[0].support
-    assert turns[0].hits and turns[0].hits[0].chunk.source == "vendor-notice.md"  # retrieval details too
+    [turn] = reopened.conversations.history("trust", with_candidates=True)
+    assert (turn.question, turn.answer) == (answers[0].question, answers[0].answer)
+    assert turn.citations == answers[0].citations and turn.support == answers[0].support
+    assert turn.confidence == answers[0].confidence and turn.timings_ms == answers[0].timings_ms
+    assert turn.hits and turn.hits[0].chunk.source == "vendor-notice.md"  # retrieval details too
 
     listed = json.loads(ragchat(home, "history", "list", "--json").stdout)
-    assert [(s["session_id"], s["turns"]) for s in listed] == [("trust", 2)]
+    assert [(s["session_id"], s["turns"]) for s in listed] == [("trust-2", 1), ("trust", 1)]
     out = home / "trust.md"
     assert ragchat(home, "history", "export", "trust", "-o", str(out)).returncode == 0
     markdown = out.read_text(encoding="utf-8")
     assert markdown.startswith("# What does the vendor notice say?")
-    assert "## 2. Which instructions does the vendor notice contain?" in markdown
+    question = "What does the vendor notice say?"
+    assert f"## 1. {question}\n\n> {question}\n\n**Answer:** {answers[0].answer}\n" in markdown
     assert "- [1] vendor-notice.md, " in markdown and answers[0].citations[0].snippet in markdown
+    assert f"confidence {answers[0].confidence:.2f}" in markdown
     assert ragchat(home, "history", "export", "nope").returncode == 1
 
 
@@ -108,7 +111,7 @@ def test_the_query_log_records_retrieval_answer_and_stage_timings(asked: tuple[P
     entries = json.loads(result.stdout)
     assert [e["question"] for e in entries] == [a.question for a in reversed(answers)]
     newest = entries[0]
-    assert newest["answer"] == answers[1].answer and newest["session_id"] == "trust"
+    assert newest["answer"] == answers[1].answer and newest["session_id"] == "trust-2"
     assert newest["retrieved"][0]["source"] == "vendor-notice.md" and newest["retrieved"][0]["given"]
     assert newest["retrieved"][0]["scores"]["dense"] > 0
     assert {"guardrails_ms", "retrieve_ms", "first_token_ms", "support_ms", "total_ms"} <= set(newest["timings_ms"])
