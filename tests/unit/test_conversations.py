@@ -1,6 +1,10 @@
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from rag.conversation_export import LOW_CONFIDENCE_NOTE, conversation_markdown
 from rag.conversations import ConversationStore
@@ -35,7 +39,19 @@ def test_turns_persist_in_order_across_instances(tmp_path: Path) -> None:
     assert [t.question for t in reopened.history(sid, last=1)] == ["and second?"]
 
 
-def test_sessions_are_listed_with_their_first_question_and_can_be_deleted(tmp_path: Path) -> None:
+def test_sessions_are_listed_with_their_first_question_and_can_be_deleted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # SQLite builds differ in their secure_delete default (Debian's is on): start from off, as on
+    # macOS or python.org builds, so that only the store's own setting can pass the last assert.
+    connect = sqlite3.connect
+
+    def insecure_connect(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        conn = connect(*args, **kwargs)
+        conn.execute("PRAGMA secure_delete = OFF")
+        return conn
+
+    monkeypatch.setattr(sqlite3, "connect", insecure_connect)
     db = tmp_path / "db.sqlite3"
     store = ConversationStore(db)
     store.append("s1", answer("What is BM25 scoring?"))
