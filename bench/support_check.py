@@ -41,6 +41,7 @@ from ragchat.schemas import Citation, Hit, SentenceSupport
 from ragchat.settings import PROJECT_ROOT, get_settings
 
 DEFAULT_SQUAD = PROJECT_ROOT.parent / "shared" / "data" / "squad2-normans"
+CONFIDENCE_GRID = (0.4, 0.5, 0.6, 0.7)
 
 
 def generate(args: argparse.Namespace) -> list[dict[str, Any]]:
@@ -188,10 +189,13 @@ def analyse(records: list[dict[str, Any]], embed: Any, min_overlap: float, min_s
             kept, wrong, fake = (sum(_supported(s, lo, ls) for s in sets[k]) for k in sets)
             cells.append(f"{kept}/{wrong}/{fake}")
         print(f"| {lo} | " + " | ".join(cells) + " |")
-    print("\nConfidence of whole answers (p10 / p50 / p90, and the share below 0.5):")
+    print("\nConfidence of whole answers (p10 / p50 / p90), and how many fall below each threshold:")
+    print("| answers | n | p10 / p50 / p90 | " + " | ".join(f"< {t}" for t in CONFIDENCE_GRID) + " |")
+    print("|---|---:|---|" + "---:|" * len(CONFIDENCE_GRID))
     for name, scores in whole.items():
-        below = sum(s is not None and s < 0.5 for s in scores)
-        print(f"  {name} (n={len(scores)}): {_q([s or 0.0 for s in scores])}; below 0.5: {below}/{len(scores)}")
+        values = [s or 0.0 for s in scores]
+        below = " | ".join(str(sum(v < t for v in values)) for t in CONFIDENCE_GRID)
+        print(f"| {name} | {len(values)} | {_q(values)} | {below} |")
 
 
 def _replace(text: str, gold: str, replacement: str) -> str:

@@ -114,7 +114,7 @@ class Settings(BaseSettings):
         description="Or: cosine similarity to one sentence of its sources that supports a paraphrase.",
     )
     min_confidence: float = Field(
-        default=0.5, ge=0.0, le=1.0, description="Answers whose support score is below it get a low-confidence notice."
+        default=0.6, ge=0.0, le=1.0, description="Answers whose support score is below it get a low-confidence notice."
     )
 
     @field_validator("ollama_host")
