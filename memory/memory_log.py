@@ -1,12 +1,16 @@
 """Every memory write, logged in the SQLite file of RAGCHAT_HOME, so the app and `ragchat memory`
-can show what the last turn wrote (target, summary, confidence) after a restart."""
+can show what the last turn wrote (target, summary, confidence) after a restart. Like everything in
+that file, the text is masked before it is written (rag/masking.py): the Markdown memory files are
+the record of what was remembered; this log only says what changed."""
 
 from __future__ import annotations
 
+import json
 from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
 
+from rag.masking import mask_data
 from ragchat.schemas import MemoryEvent, MemoryWrite
 from ragchat.sqlite_db import SQLiteTables
 
@@ -30,7 +34,7 @@ class MemoryLog(SQLiteTables):
         with closing(self._connect()) as conn, conn:
             conn.executemany(
                 "INSERT INTO memory_events (turn_id, at, session_id, write_json) VALUES (?, ?, ?, ?)",
-                [(turn_id, at, session_id, w.model_dump_json()) for w in writes],
+                [(turn_id, at, session_id, json.dumps(mask_data(w.model_dump(mode="json")))) for w in writes],
             )
 
     def last_turn(self) -> list[MemoryEvent]:

@@ -45,7 +45,7 @@ def find_secret(text: str) -> str | None:
         if pattern.search(text):
             return label
     for candidate in _CARD_CANDIDATE.findall(text):
-        if _luhn_valid(re.sub(r"\D", "", candidate)):
+        if luhn_valid(re.sub(r"\D", "", candidate)):
             return "a card number"
     for candidate in _IBAN.findall(text):
         if _iban_valid(candidate.replace(" ", "")):
@@ -55,7 +55,27 @@ def find_secret(text: str) -> str | None:
     return None
 
 
-def _luhn_valid(digits: str) -> bool:
+# What a named secret's value runs to: the end of the clause (a sentence end, a line break).
+_SECRET_VALUE = re.compile(r"\s*(\S.*?)(?=[.;,!?](?:\s|$)|\n|$)")
+
+
+def secret_spans(text: str) -> list[tuple[int, int]]:
+    """Where the secrets in `text` sit (start, end), for masking before anything is stored: the value
+    after a named secret ("password is hunter2" → "hunter2", to the end of its clause), known key and
+    token formats, Luhn-valid card numbers, IBANs and long letter-and-digit runs."""
+    spans: list[tuple[int, int]] = []
+    for match in _NAMED_SECRET.finditer(text):
+        if value := _SECRET_VALUE.match(text, match.end()):
+            spans.append(value.span(1))
+    for _, pattern in _TOKEN_PATTERNS:
+        spans += [m.span() for m in pattern.finditer(text)]
+    spans += [m.span() for m in _CARD_CANDIDATE.finditer(text) if luhn_valid(re.sub(r"\D", "", m.group()))]
+    spans += [m.span() for m in _IBAN.finditer(text) if _iban_valid(m.group().replace(" ", ""))]
+    spans += [m.span() for m in _OPAQUE_TOKEN.finditer(text)]
+    return spans
+
+
+def luhn_valid(digits: str) -> bool:
     if not 13 <= len(digits) <= 19:
         return False
     total = 0

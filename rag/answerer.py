@@ -1,5 +1,9 @@
-"""Ask: rewrite a follow-up → retrieve → refuse without the LLM when nothing is relevant → stream a
-grounded answer → validate its citations → store the turn.
+"""Ask: guardrails → rewrite a follow-up → retrieve → refuse without the LLM when nothing is relevant →
+stream a grounded answer → validate its citations → check each sentence's support → store the turn
+(masked) and log it (masked).
+
+The guardrails (length, prompt injection, rate limit) run before anything else: a stopped question
+costs no retrieval and no model call, and its reply says what to do.
 
 A message that only states facts ("I'm a Project Finance Analyst.") is not a question for the
 documents: it goes to the memory graph, and the reply says what was noted. Memory entries go into
@@ -18,11 +22,14 @@ from memory.memory import Memory
 from rag.citations import is_refusal, resolve_citations
 from rag.context_budget import fit_hits, source_budget
 from rag.conversations import ConversationStore
+from rag.guardrails import Guardrails
 from rag.llm.base import LLM, ChatMessage, LLMError
 from rag.prompting import SYSTEM_PROMPT, build_memory_messages, build_messages, format_memory
+from rag.query_log import QueryLog
 from rag.query_rewriter import HISTORY_TURNS, fallback_query, rewrite_query
 from rag.retriever import HybridRetriever
-from ragchat.schemas import Answer, Hit, MemoryFacts, MemoryOutcome, ModelInfo
+from rag.support import SupportChecker, confidence
+from ragchat.schemas import Answer, GuardrailOutcome, Hit, MemoryFacts, MemoryOutcome, ModelInfo, SentenceSupport
 from ragchat.settings import REFUSAL_TEXT, Settings
 
 log = logging.getLogger(__name__)
@@ -39,9 +46,11 @@ class AnswerStream:
         token_source: Iterator[str] | None,
         finish: Callable[[str, str | None], Answer],
         messages: list[ChatMessage] | None = None,
+        guardrail: GuardrailOutcome | None = None,
     ) -> None:
         self.question = question
         self.messages = messages or []  # the prompt sent to the model; empty when it was not asked
+        self.guardrail = guardrail  # set when a guardrail stopped the question: show a notice, not a stream
         self._source = token_source
         self._finish = finish
         self._answer: Answer | None = None
@@ -77,6 +86,9 @@ class Answerer:
         conversations: ConversationStore,
         llm_factory: Callable[[], LLM],
         models: Callable[[], ModelInfo],
+        guardrails: Guardrails,
+        support: SupportChecker,
+        query_log: QueryLog,
         memory: Memory | None = None,
     ) -> None:
         self._settings = settings
@@ -84,6 +96,9 @@ class Answerer:
         self._conversations = conversations
         self._llm_factory = llm_factory
         self._models = models
+        self._guardrails = guardrails
+        self._support = support
+        self._query_log = query_log
         self._memory = memory
 
     def ask(
@@ -92,14 +107,22 @@ class Answerer:
         session_id: str | None = None,
         bm25_weight: float | None = None,
         rerank: bool = True,
+        client_id: str | None = None,
     ) -> AnswerStream:
-        """Rewrite a follow-up (only with history) → retrieve → refuse without the LLM when nothing is
-        relevant → stream an answer from the chunks that fit the context budget."""
+        """Guardrails → rewrite a follow-up (only with history) → retrieve → refuse without the LLM when
+        nothing is relevant → stream an answer from the chunks that fit the context budget.
+
+        The rate limit is kept per `client_id` (the app's browser session), else per `session_id`."""
         started = time.perf_counter()
         timings: dict[str, float] = {}
+        stopped = self._guardrails.check(question, client_id or session_id)
+        timings["guardrails_ms"] = _ms(started)
+        if stopped is not None:
+            return self._stopped(question, session_id, stopped, started, timings)
         if self._memory is not None and self._memory.only_states_facts(question):
             return self._note_facts(question, session_id, started, timings)
         history = self._conversations.history(session_id, last=HISTORY_TURNS) if session_id else []
+        history = [turn for turn in history if turn.guardrail is None]  # a stopped question is no context
         search_query = question
         if history:
             mark = time.perf_counter()
@@ -124,8 +147,8 @@ class Answerer:
             hits = []
 
         def finish(text: str, error: str | None) -> Answer:
-            timings["total_ms"] = _ms(started)
             refused = (not hits and not from_memory) or (error is None and is_refusal(text))
+            support: list[SentenceSupport] = []  # checked only for an answer from the sources
             if refused:
                 answer_text, citations = REFUSAL_TEXT, []
             elif error and not text.strip():
@@ -134,6 +157,11 @@ class Answerer:
                 answer_text, citations = text.strip(), []  # memory is context, never a cited source
             else:
                 answer_text, citations = resolve_citations(text, hits)
+                mark = time.perf_counter()
+                support = self._support.check(answer_text, citations, hits)
+                timings["support_ms"] = _ms(mark)
+            score = confidence(support)
+            timings["total_ms"] = _ms(started)
             answer = Answer(
                 question=question,
                 search_query=search_query,
@@ -141,15 +169,16 @@ class Answerer:
                 answer=answer_text,
                 refused=refused,
                 citations=citations,
+                confidence=score,
+                low_confidence=score is not None and score < self._settings.min_confidence,
+                support=support,
                 timings_ms=timings,
                 models=self._models().model_copy(update={"reranker": retrieval.reranker}),
                 error=error,
                 hits=retrieval.candidates,
                 memory_used=memory if (hits or from_memory) else MemoryFacts(),
             )
-            if session_id:
-                self._conversations.append(session_id, answer)
-            return answer
+            return self._store(answer, hits)
 
         if from_memory:
             messages = build_memory_messages(question, memory)
@@ -158,6 +187,39 @@ class Answerer:
         else:
             return AnswerStream(question, None, finish)
         return AnswerStream(question, self._generate(messages, started, timings), finish, messages)
+
+    def _store(self, answer: Answer, given: list[Hit]) -> Answer:
+        """Every turn is logged; a turn with a session id is also kept with its conversation (both masked)."""
+        if answer.session_id:
+            self._conversations.append(answer.session_id, answer)
+        self._query_log.record(answer, given)
+        return answer
+
+    def _stopped(
+        self,
+        question: str,
+        session_id: str | None,
+        outcome: GuardrailOutcome,
+        started: float,
+        timings: dict[str, float],
+    ) -> AnswerStream:
+        """A question a guardrail stopped: the notice is the reply, nothing was retrieved or generated."""
+
+        def finish(text: str, error: str | None) -> Answer:
+            timings["total_ms"] = _ms(started)
+            answer = Answer(
+                question=question,
+                search_query=question,
+                session_id=session_id,
+                answer=outcome.message,
+                refused=True,
+                guardrail=outcome,
+                timings_ms=timings,
+                models=self._models(),
+            )
+            return self._store(answer, [])
+
+        return AnswerStream(question, iter([outcome.message]), finish, guardrail=outcome)
 
     def _about_memory(self, question: str, memory: MemoryFacts, hits: list[Hit]) -> bool:
         """A question about the user or their company ("what is my role?") that memory matches better
@@ -201,9 +263,7 @@ class Answerer:
                 models=self._models(),
                 error=error,
             )
-            if session_id:
-                self._conversations.append(session_id, answer)
-            return answer
+            return self._store(answer, [])
 
         return AnswerStream(question, run_graph(), finish)
 

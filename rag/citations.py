@@ -63,6 +63,16 @@ def _marker_numbers(group: str) -> list[int]:
     return [int(n) for n in re.split(r"\s*[,;]\s*", group.strip())]
 
 
+def markers_in(text: str) -> list[int]:
+    """The source numbers a sentence cites, in order, each once."""
+    numbers = [n for match in _MARKER.finditer(text) for n in _marker_numbers(match.group(1))]
+    return list(dict.fromkeys(numbers))
+
+
+def strip_markers(text: str) -> str:
+    return re.sub(r"\s+([.,;:!?])", r"\1", " ".join(_MARKER.sub("", text).split()))
+
+
 def resolve_citations(answer: str, hits: list[Hit]) -> tuple[str, list[Citation]]:
     """Validate markers against the hits given to the model; return cleaned text and citations."""
     valid = range(1, len(hits) + 1)

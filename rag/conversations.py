@@ -1,8 +1,16 @@
 """Conversations persist in the same SQLite file as the registry, so `ragchat ask --session ID` and
-the app continue where they left off after a restart."""
+the app continue where they left off after a restart, and an old conversation reopens with its
+sources, retrieval details, support checks and notices.
+
+What is stored: each turn's Answer and its retrieval candidates, with every text field masked
+(rag/masking.py: emails, phone numbers, card numbers, IP addresses, secrets such as "my password is
+…") before it is written. A reopened or exported conversation shows the placeholders ([EMAIL],
+[SECRET], …); the live chat showed the text as typed. Session ids are identifiers and kept as given.
+"""
 
 from __future__ import annotations
 
+import json
 import uuid
 from contextlib import closing
 from datetime import UTC, datetime
@@ -10,7 +18,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from ragchat.schemas import Answer
+from rag.masking import mask, mask_data
+from ragchat.schemas import Answer, Hit
 from ragchat.sqlite_db import SQLiteTables
 
 _SCHEMA = """
@@ -21,9 +30,12 @@ CREATE TABLE IF NOT EXISTS turns (
     search_query TEXT NOT NULL,
     answer_json TEXT NOT NULL,
     created_at TEXT NOT NULL,
+    candidates_json TEXT NOT NULL DEFAULT '[]',
     PRIMARY KEY (session_id, turn)
 )
 """
+# Values that are identifiers or our own labels, never user text: not masked.
+_KEEP = frozenset({"session_id", "chunk_id", "doc_id", "content_hash", "models"})
 
 
 class SessionSummary(BaseModel):
@@ -34,22 +46,35 @@ class SessionSummary(BaseModel):
 
 
 class ConversationStore(SQLiteTables):
+    secure_delete = True  # a deleted conversation is overwritten in the file, not left in free pages
+
     def __init__(self, db_path: Path) -> None:
         super().__init__(db_path, _SCHEMA)
+        with closing(self._connect()) as conn, conn:
+            columns = {row["name"] for row in conn.execute("PRAGMA table_info(turns)")}
+            if "candidates_json" not in columns:  # a file from before candidates were kept
+                conn.execute("ALTER TABLE turns ADD COLUMN candidates_json TEXT NOT NULL DEFAULT '[]'")
 
     @staticmethod
     def new_session_id() -> str:
         return uuid.uuid4().hex[:12]
 
-    def history(self, session_id: str, last: int | None = None) -> list[Answer]:
+    def history(self, session_id: str, last: int | None = None, with_candidates: bool = False) -> list[Answer]:
         """The session's answers (each holds its question and search query), oldest first; only the
-        last `last` when given."""
+        last `last` when given. `with_candidates` also loads each turn's retrieval candidates into
+        `Answer.hits` (for reopening a conversation in the app)."""
+        column = "candidates_json" if with_candidates else "'[]'"
         with closing(self._connect()) as conn:
             rows = conn.execute(
-                "SELECT answer_json FROM turns WHERE session_id = ? ORDER BY turn DESC LIMIT ?",
+                f"SELECT answer_json, {column} FROM turns WHERE session_id = ? ORDER BY turn DESC LIMIT ?",
                 (session_id, last if last is not None else -1),
             ).fetchall()
-        return [Answer.model_validate_json(answer_json) for (answer_json,) in reversed(rows)]
+        answers = []
+        for answer_json, candidates_json in reversed(rows):
+            answer = Answer.model_validate_json(answer_json)
+            hits = [Hit.model_validate(h) for h in json.loads(candidates_json)]
+            answers.append(answer.model_copy(update={"hits": hits}) if hits else answer)
+        return answers
 
     def append(self, session_id: str, answer: Answer) -> None:
         with closing(self._connect()) as conn, conn:
@@ -57,14 +82,15 @@ class ConversationStore(SQLiteTables):
                 "SELECT COALESCE(MAX(turn), -1) + 1 FROM turns WHERE session_id = ?", (session_id,)
             ).fetchone()
             conn.execute(
-                "INSERT INTO turns VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO turns VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (
                     session_id,
                     turn,
-                    answer.question,
-                    answer.search_query,
-                    answer.model_dump_json(),
+                    mask(answer.question),
+                    mask(answer.search_query),
+                    _masked_json(answer),
                     datetime.now(UTC).isoformat(timespec="seconds"),
+                    _masked_candidates(answer),
                 ),
             )
 
@@ -74,7 +100,7 @@ class ConversationStore(SQLiteTables):
             conn.execute(
                 """UPDATE turns SET answer_json = ? WHERE session_id = ?
                    AND turn = (SELECT MAX(turn) FROM turns WHERE session_id = ?)""",
-                (answer.model_dump_json(), session_id, session_id),
+                (_masked_json(answer), session_id, session_id),
             )
 
     def sessions(self, limit: int = 50) -> list[SessionSummary]:
@@ -83,7 +109,7 @@ class ConversationStore(SQLiteTables):
             rows = conn.execute(
                 """SELECT session_id, COUNT(*), MAX(created_at),
                           (SELECT question FROM turns t2 WHERE t2.session_id = t.session_id ORDER BY turn LIMIT 1)
-                   FROM turns t GROUP BY session_id ORDER BY MAX(created_at) DESC LIMIT ?""",
+                   FROM turns t GROUP BY session_id ORDER BY MAX(created_at) DESC, MAX(rowid) DESC LIMIT ?""",
                 (limit,),
             ).fetchall()
         return [
@@ -91,6 +117,27 @@ class ConversationStore(SQLiteTables):
             for sid, n, at, title in rows
         ]
 
-    def delete(self, session_id: str) -> None:
+    def summary(self, session_id: str) -> SessionSummary | None:
+        with closing(self._connect()) as conn:
+            row = conn.execute(
+                """SELECT COUNT(*), MAX(created_at),
+                          (SELECT question FROM turns WHERE session_id = ? ORDER BY turn LIMIT 1)
+                   FROM turns WHERE session_id = ?""",
+                (session_id, session_id),
+            ).fetchone()
+        count, at, title = row
+        if not count:
+            return None
+        return SessionSummary(session_id=session_id, turns=count, updated_at=datetime.fromisoformat(at), title=title)
+
+    def delete(self, session_id: str) -> bool:
         with closing(self._connect()) as conn, conn:
-            conn.execute("DELETE FROM turns WHERE session_id = ?", (session_id,))
+            return conn.execute("DELETE FROM turns WHERE session_id = ?", (session_id,)).rowcount > 0
+
+
+def _masked_json(answer: Answer) -> str:
+    return json.dumps(mask_data(answer.model_dump(mode="json"), _KEEP), ensure_ascii=False)
+
+
+def _masked_candidates(answer: Answer) -> str:
+    return json.dumps(mask_data([h.model_dump(mode="json") for h in answer.hits], _KEEP), ensure_ascii=False)

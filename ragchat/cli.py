@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ingestion.errors import IndexOutOfDate
+from rag.conversation_export import LOW_CONFIDENCE_NOTE
 from ragchat.schemas import IngestProgress, Scores
 from ragchat.settings import PROJECT_ROOT, get_settings
 
@@ -141,6 +142,8 @@ def _scores_line(scores: Scores) -> str:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
+    """Exit 0 with an answer (or the refusal), 1 when the model failed, 2 when a guardrail stopped the
+    question (too long, an injection pattern, the session's rate limit)."""
     service = _service()
     stream = service.ask_stream(args.question, args.session, **_retrieval_flags(args))
     if args.json:
@@ -159,14 +162,81 @@ def cmd_ask(args: argparse.Namespace) -> int:
             print(f"\nThe model stopped early: {answer.error}", file=sys.stderr)
         for c in answer.citations:
             print(f"[{c.marker}] {c.source} · {c.locator}\n    “{c.snippet}”")
+        for sentence in answer.unsupported_sentences:
+            print(f"Not supported by its sources: {sentence}")
+        if answer.low_confidence:
+            print(LOW_CONFIDENCE_NOTE)
         if answer.search_query != answer.question:
             print(f"\n(searched for: {answer.search_query})", file=sys.stderr)
         if service.wants_memory_pass(answer):
             answer = service.remember_turn(answer)
             if answer.memory_note:
                 print(f"\n{answer.memory_note}")
-        print(f"(model: {answer.models.llm}; reranker: {answer.models.reranker})", file=sys.stderr)
+        score = f"confidence {answer.confidence:.2f}; " if answer.confidence is not None else ""
+        print(
+            f"({score}{answer.timings_ms.get('total_ms', 0) / 1000:.1f} s; model: {answer.models.llm}; "
+            f"reranker: {answer.models.reranker})",
+            file=sys.stderr,
+        )
+    if answer.guardrail is not None:
+        return 2
     return 1 if answer.error else 0
+
+
+def cmd_logs(args: argparse.Namespace) -> int:
+    """The query log, newest first (every text field was masked before it was written)."""
+    log = _service().query_log
+    entries = log.entries(limit=args.limit, offset=args.offset)
+    if args.json:
+        _print_json([e.model_dump(mode="json") for e in entries])
+        return 0
+    if not entries:
+        print("The query log is empty.")
+        return 0
+    for e in entries:
+        outcome = f"stopped: {e.guardrail}" if e.guardrail else ("refused" if e.refused else "answered")
+        score = f"confidence {e.confidence:.2f}" if e.confidence is not None else "confidence –"
+        total = e.timings_ms.get("total_ms", 0.0) / 1000
+        print(f"#{e.id} {e.at:%Y-%m-%d %H:%M:%S} {outcome:20} {score:16} {total:6.1f} s  {_shorten(e.question, 70)}")
+    print(f"({len(entries)} of {log.count()} entries)", file=sys.stderr)
+    return 0
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    """Stored conversations: list them, export one as Markdown with its citations, or delete one."""
+    service = _service()
+    if args.action == "list":
+        sessions = service.conversations.sessions(limit=args.limit)
+        if args.json:
+            _print_json([s.model_dump(mode="json") for s in sessions])
+            return 0
+        for s in sessions:
+            print(f"{s.session_id}\t{s.updated_at:%Y-%m-%d %H:%M}\t{s.turns} turns\t{_shorten(s.title, 60)}")
+        if not sessions:
+            print("No conversations yet.")
+        return 0
+    if not args.session:
+        print(f"history {args.action} needs a SESSION id (see `ragchat history list`)", file=sys.stderr)
+        return 2
+    if args.action == "delete":
+        removed = service.conversations.delete(args.session)
+        print(f"deleted conversation {args.session}" if removed else f"no conversation {args.session!r}")
+        return 0 if removed else 1
+    markdown = service.export_conversation(args.session)
+    if markdown is None:
+        print(f"no conversation {args.session!r}", file=sys.stderr)
+        return 1
+    if args.output:
+        Path(args.output).write_text(markdown, encoding="utf-8")
+        print(f"wrote {args.output}", file=sys.stderr)
+    else:
+        print(markdown, end="")
+    return 0
+
+
+def _shorten(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def cmd_docs(args: argparse.Namespace) -> int:
@@ -399,6 +469,20 @@ def build_parser() -> argparse.ArgumentParser:
     _add_retrieval_flags(p)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_ask)
+
+    p = sub.add_parser("logs", help="the query log, newest first (masked)")
+    p.add_argument("--limit", type=int, default=20)
+    p.add_argument("--offset", type=int, default=0, help="skip this many newer entries (paging)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_logs)
+
+    p = sub.add_parser("history", help="stored conversations: list, export as Markdown, delete")
+    p.add_argument("action", choices=["list", "export", "delete"])
+    p.add_argument("session", nargs="?", help="the conversation's id (export, delete)")
+    p.add_argument("-o", "--output", help="export: write the Markdown to this file instead of stdout")
+    p.add_argument("--limit", type=int, default=50, help="list: most recent conversations shown")
+    p.add_argument("--json", action="store_true", help="list: as JSON")
+    p.set_defaults(func=cmd_history)
 
     p = sub.add_parser("docs", help="list indexed documents")
     p.add_argument("--json", action="store_true")

@@ -22,12 +22,17 @@ from memory.memory import Memory
 from memory.memory_log import MemoryLog
 from rag.answerer import Answerer, AnswerStream
 from rag.bm25_index import BM25Index
+from rag.conversation_export import conversation_markdown
 from rag.conversations import ConversationStore
 from rag.embedder import Embedder
+from rag.guardrails import Guardrails
 from rag.llm.base import LLM
 from rag.llm.factory import build_llm
+from rag.query_log import QueryLog
+from rag.rate_limit import RateLimiter
 from rag.reranker import Reranker, load_reranker
 from rag.retriever import HybridRetriever
+from rag.support import SupportChecker
 from rag.vector_store import ChromaStore
 from ragchat.schemas import (
     Answer,
@@ -121,9 +126,30 @@ class RagService:
         )
 
     @cached_property
+    def query_log(self) -> QueryLog:
+        return QueryLog(self.settings.db_path)
+
+    @cached_property
     def answerer(self) -> Answerer:
         memory = self.memory if self.settings.memory_enabled else None
-        return Answerer(self.settings, self.retriever, self.conversations, self.llm, self.models, memory)
+        guardrails = Guardrails(
+            self.settings.max_question_chars,
+            RateLimiter(self.settings.db_path, self.settings.rate_limit_per_minute),
+        )
+        support = SupportChecker(
+            self.embedder.embed, self.settings.support_min_overlap, self.settings.support_min_similarity
+        )
+        return Answerer(
+            self.settings,
+            self.retriever,
+            self.conversations,
+            self.llm,
+            self.models,
+            guardrails,
+            support,
+            self.query_log,
+            memory,
+        )
 
     def llm(self) -> LLM:
         """The answering model, built on first use (loading a GGUF takes seconds)."""
@@ -211,21 +237,40 @@ class RagService:
         return self.retriever.search(query, k or self.settings.top_k, weight, rerank)
 
     def ask_stream(
-        self, question: str, session_id: str | None = None, bm25_weight: float | None = None, rerank: bool = True
+        self,
+        question: str,
+        session_id: str | None = None,
+        bm25_weight: float | None = None,
+        rerank: bool = True,
+        client_id: str | None = None,
     ) -> AnswerStream:
+        """`client_id` keys the rate limit (the app passes its browser session); else `session_id` does."""
         self._require_current_index()
-        return self.answerer.ask(question, session_id, bm25_weight, rerank)
+        return self.answerer.ask(question, session_id, bm25_weight, rerank, client_id)
 
     def ask(
-        self, question: str, session_id: str | None = None, bm25_weight: float | None = None, rerank: bool = True
+        self,
+        question: str,
+        session_id: str | None = None,
+        bm25_weight: float | None = None,
+        rerank: bool = True,
+        client_id: str | None = None,
     ) -> Answer:
-        return self.remember_turn(self.ask_stream(question, session_id, bm25_weight, rerank).result())
+        return self.remember_turn(self.ask_stream(question, session_id, bm25_weight, rerank, client_id).result())
+
+    def export_conversation(self, session_id: str) -> str | None:
+        """The conversation as Markdown with its citations; None when no such conversation exists."""
+        summary = self.conversations.summary(session_id)
+        if summary is None:
+            return None
+        return conversation_markdown(summary, self.conversations.history(session_id))
 
     def wants_memory_pass(self, answer: Answer) -> bool:
         """Does this answered turn still need the memory graph? Only when memory is on, the message
         may state a fact, and the graph has not already run for it (a statement-only message)."""
         return (
             self.settings.memory_enabled
+            and answer.guardrail is None
             and answer.memory_note is None
             and self.memory.may_hold_facts(answer.question)
         )

@@ -141,6 +141,24 @@ class Settings(BaseSettings):
         default=200, description="Most tokens of memory entries in a prompt; beyond it, the closest to the question."
     )
 
+    # Trust: input guardrails (before any retrieval) and the output support check
+    max_question_chars: int = Field(default=2000, ge=1, description="Longer questions are rejected with the limit.")
+    rate_limit_per_minute: int = Field(
+        default=10, ge=0, description="Questions per session (app tab, or `ask --session` id) per minute; 0: no limit."
+    )
+    support_min_overlap: float = Field(
+        default=0.7, ge=0.0, le=1.0, description="Share of a sentence's terms its sources must hold to support it."
+    )
+    support_min_similarity: float = Field(
+        default=0.7,
+        ge=0.0,
+        le=1.0,
+        description="Or: cosine similarity to one sentence of its sources that supports a paraphrase.",
+    )
+    min_confidence: float = Field(
+        default=0.6, ge=0.0, le=1.0, description="Answers whose support score is below it get a low-confidence notice."
+    )
+
     # Weather tool (tools/): the three Open-Meteo endpoints are the only hosts it may reach. They are
     # set here (environment or .env) and nowhere else: no page, chat or CLI flag can change them.
     openmeteo_forecast_url: str = "https://api.open-meteo.com/v1/forecast"
@@ -175,7 +193,7 @@ class Settings(BaseSettings):
 
     @property
     def db_path(self) -> Path:
-        """SQLite file holding the document registry and the conversations."""
+        """SQLite file holding the document registry, the conversations, the query log and the rate limiter."""
         return self.home / "ragchat.sqlite3"
 
     @property

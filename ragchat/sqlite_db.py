@@ -1,4 +1,4 @@
-"""The one SQLite file in RAGCHAT_HOME (registry, conversations): a short-lived connection per
+"""The one SQLite file in RAGCHAT_HOME (registry, conversations, logs): a short-lived connection per
 operation, so the app's threads and a concurrent CLI never share one."""
 
 from __future__ import annotations
@@ -8,7 +8,12 @@ from pathlib import Path
 
 
 class SQLiteTables:
-    """Base for a store that owns some tables of the file; creates them on first use."""
+    """Base for a store that owns some tables of the file; creates them on first use.
+
+    A store of what people typed sets `secure_delete`: SQLite then overwrites deleted rows with zeros
+    instead of leaving them in free pages of the file."""
+
+    secure_delete = False
 
     def __init__(self, db_path: Path, schema: str) -> None:
         db_path.parent.mkdir(parents=True, exist_ok=True)
@@ -23,4 +28,6 @@ class SQLiteTables:
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self._path, timeout=30)
         conn.row_factory = sqlite3.Row
+        if self.secure_delete:
+            conn.execute("PRAGMA secure_delete = ON")
         return conn

@@ -93,3 +93,8 @@ def scanned_pdf_bytes(lines: list[str], blank_pages: int = 0) -> bytes:
     for _ in range(blank_pages):
         pdf.add_page()
     return bytes(pdf.output())
+
+
+def sqlite_bytes(db: Path) -> bytes:
+    """The raw bytes of a SQLite file and any journal or WAL beside it: what a disk image would hold."""
+    return b"".join(path.read_bytes() for path in sorted(db.parent.glob(db.name + "*")))

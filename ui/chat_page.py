@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import logging
+import uuid
 from typing import Any
 
 import streamlit as st
 
-from ragchat.schemas import Answer, Citation, DocumentRecord, Hit
+from rag.conversation_export import LOW_CONFIDENCE_NOTE
+from ragchat.schemas import Answer, Citation, DocumentRecord, GuardrailOutcome, Hit
 from ragchat.service import RagService
 from ui import ingest_panel
 from ui.common import calm_errors, duration, get_service, shorten
@@ -17,6 +19,11 @@ log = logging.getLogger("ragchat.app")
 
 EMPTY_STATE = "Upload a document in the sidebar to start."
 SUPPORT_NOTE = "attributed by word overlap; the model cited nothing"
+GUARDRAIL_ICONS = {
+    "length": ":material/short_text:",
+    "injection": ":material/shield:",
+    "rate_limit": ":material/timer:",
+}
 
 Message = dict[str, Any]
 
@@ -27,6 +34,8 @@ Message = dict[str, Any]
 def init_state(service: RagService) -> None:
     st.session_state.setdefault("messages", [])
     st.session_state.setdefault("session_id", service.conversations.new_session_id())
+    # The rate limit's key: this browser session, which "New conversation" does not reset.
+    st.session_state.setdefault("client_id", uuid.uuid4().hex)
     st.session_state.setdefault("bm25_weight", service.settings.bm25_weight)
     st.session_state.setdefault("rerank", True)
     st.session_state.setdefault("notice", None)
@@ -56,34 +65,71 @@ def render_documents(service: RagService, documents: list[DocumentRecord]) -> No
 
 
 def render_conversations(service: RagService) -> None:
-    """Conversations are stored in SQLite; pick one to continue it, or start a new one."""
+    """Conversations are stored in SQLite; pick one to continue it, or start a new one.
+
+    Both act in callbacks, before the page is drawn. The picker has a key and is set to the
+    conversation on screen before it is drawn: its options change whenever a turn is stored, and
+    without a key that made it a new widget that dropped the user's pick."""
     st.subheader("Conversation")
-    if st.button("New conversation", icon=":material/add_comment:", width="stretch"):
-        start_session(service.conversations.new_session_id(), [])
+    st.button(
+        "New conversation",
+        icon=":material/add_comment:",
+        width="stretch",
+        on_click=open_session,
+        args=(service.conversations.new_session_id(), []),
+    )
     sessions = service.conversations.sessions(limit=20)
     if not sessions:
         return
     labels = {s.session_id: f"{shorten(s.title, 40)} · {s.turns} turn{'s' if s.turns != 1 else ''}" for s in sessions}
     current = st.session_state.session_id
     options = list(labels) if current in labels else [current, *labels]
-    chosen = st.selectbox(
+    st.session_state.conversation_picker = current
+    st.selectbox(
         "Continue a conversation",
         options,
-        index=options.index(current),
+        key="conversation_picker",
         format_func=lambda sid: labels.get(sid, "New conversation"),
+        on_change=_open_picked,
+        args=(service,),
     )
-    if chosen != current:
-        start_session(chosen, service.conversations.history(chosen))
+    if current in labels:
+        st.download_button(
+            "Export as Markdown",
+            data=lambda: service.export_conversation(current) or "",
+            file_name=f"ragchat-conversation-{current}.md",
+            mime="text/markdown",
+            icon=":material/download:",
+            on_click="ignore",
+            width="stretch",
+            help="This conversation with its sources. Emails, phone numbers and secrets are masked in storage.",
+        )
 
 
-def start_session(session_id: str, turns: list[Answer]) -> None:
+def _open_picked(service: RagService) -> None:
+    chosen = st.session_state.conversation_picker
+    with calm_errors("Opening the conversation"):
+        open_session(chosen, service.conversations.history(chosen, with_candidates=True))
+
+
+def open_session(session_id: str, turns: list[Answer]) -> None:
+    """Show a stored conversation as it was: answers with their sources, retrieval details, checks
+    and notices (its text as stored, i.e. masked)."""
     messages: list[Message] = []
     for turn in turns:
         messages.append({"role": "user", "content": turn.question})
-        messages.append({"role": "assistant", "content": turn.answer, "answer": turn.model_dump(mode="json")})
+        messages.append(_assistant_message(turn))
     st.session_state.session_id = session_id
     st.session_state.messages = messages
-    st.rerun()
+
+
+def _assistant_message(answer: Answer) -> Message:
+    return {
+        "role": "assistant",
+        "content": answer.answer,
+        "answer": answer.model_dump(mode="json"),
+        "candidates": [h.model_dump(mode="json") for h in answer.hits],
+    }
 
 
 def render_retrieval_settings(service: RagService) -> None:
@@ -125,13 +171,30 @@ def render_sources(citations: list[Citation]) -> None:
             st.markdown(_blockquote(citation.snippet))
 
 
+def render_guardrail(outcome: GuardrailOutcome) -> None:
+    """A stopped question, as a calm notice that says what to do."""
+    st.info(outcome.message, icon=GUARDRAIL_ICONS[outcome.rule])
+
+
+def render_support(answer: Answer) -> None:
+    """Sentences the cited sources do not back, and the low-confidence notice."""
+    flagged = answer.unsupported_sentences
+    if flagged:
+        lines = "\n".join(f"- {sentence}" for sentence in flagged)
+        st.markdown(f":orange[:material/flag: **Not found in the cited sources** — check these:]\n{lines}")
+    if answer.low_confidence:
+        st.warning(f"{LOW_CONFIDENCE_NOTE} Check the sources before relying on it.", icon=":material/help:")
+
+
 def render_answer_details(answer: Answer, candidates: list[Hit]) -> None:
-    """Everything shown under an answer's text: the early-stop warning, sources, how the passages
-    were found, model and timings."""
+    """Everything shown under an answer's text: the early-stop warning, the support check, sources,
+    how the passages were found, model, confidence and timings."""
     if answer.error:
         st.warning(f"The model did not finish its answer: {answer.error}")
     if answer.search_query != answer.question:
         st.caption(f"Searched for: *{answer.search_query}*")
+    if not answer.refused:
+        render_support(answer)
     if answer.citations and not answer.refused:
         render_sources(answer.citations)
     if answer.memory_used and not answer.refused:
@@ -178,10 +241,14 @@ def render_history(messages: list[Message]) -> None:
             if message.get("failed"):
                 st.error(message["content"])
                 continue
+            answer = Answer.model_validate(message["answer"]) if message.get("answer") else None
+            if answer is not None and answer.guardrail is not None:
+                render_guardrail(answer.guardrail)
+                continue
             st.markdown(message["content"])
-            if message.get("answer"):
+            if answer is not None:
                 candidates = [Hit.model_validate(h) for h in message.get("candidates", [])]
-                render_answer_details(Answer.model_validate(message["answer"]), candidates)
+                render_answer_details(answer, candidates)
 
 
 def answer_question(service: RagService, question: str) -> Message:
@@ -193,7 +260,11 @@ def answer_question(service: RagService, question: str) -> Message:
                 session_id=st.session_state.session_id,
                 bm25_weight=st.session_state.bm25_weight,
                 rerank=st.session_state.rerank,
+                client_id=st.session_state.client_id,
             )
+            if stream.guardrail is not None:
+                render_guardrail(stream.guardrail)
+                return _assistant_message(stream.result())
             text_slot = st.empty()
             with text_slot.container():
                 streamed = st.write_stream(stream.tokens())
@@ -213,12 +284,7 @@ def answer_question(service: RagService, question: str) -> Message:
             if answer.memory_note:
                 st.info(answer.memory_note, icon=":material/neurology:")
         render_answer_details(answer, answer.hits)
-    return {
-        "role": "assistant",
-        "content": answer.answer,
-        "answer": answer.model_dump(mode="json"),
-        "candidates": [h.model_dump(mode="json") for h in answer.hits],
-    }
+    return _assistant_message(answer)
 
 
 def _timing_text(answer: Answer) -> str:
@@ -228,6 +294,8 @@ def _timing_text(answer: Answer) -> str:
         # Retrieval found nothing relevant enough, so no model was asked: naming one would mislead.
         return " · ".join(filter(None, ["no passage was relevant enough; the model was not asked", total]))
     parts = [f"model: {answer.models.llm}"]
+    if answer.confidence is not None:
+        parts.insert(0, f"confidence {answer.confidence:.2f}")
     if "first_token_ms" in timings:
         first = f"first token {duration(timings['first_token_ms'])}"
         if timings.get("llm_load_ms", 0) >= 500:

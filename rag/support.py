@@ -1,0 +1,141 @@
+"""Output check: is each sentence of an answer supported by the chunks it cites?
+
+Which chunks: a sentence's own [n] markers; a sentence without a marker is checked against every
+chunk the answer cites; an answer that cites nothing, against every chunk the model was given (it
+still gets a score, and a low one says the answer strayed from them).
+
+Per sentence, three signals:
+- overlap: the share of the sentence's terms (the BM25 tokenizer's: folded, stemmed, no stopwords)
+  that occur in those chunks;
+- similarity: the best cosine between the sentence and one sentence of those chunks (the embedder),
+  which forgives a paraphrase that overlap does not;
+- missing: numbers and names (capitalised words after the first) that the chunks do not contain. A
+  fact changed in one figure or name reads as well supported by overlap and similarity alike; it is
+  the hallucination that matters most, so any missing one makes the sentence unsupported.
+
+The thresholds come from measurements on real answers (bench/support_check.py; ARCHITECTURE.md).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import numpy as np
+
+from rag.bm25_tokenizer import tokenize
+from rag.citations import markers_in, split_sentences, strip_markers
+from ragchat.schemas import Citation, Hit, SentenceSupport
+
+Embed = Callable[[list[str]], list[list[float]]]
+
+_NAME = re.compile(r"(?<![\w.])[A-Z][\w’'-]*")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_POSSESSIVE = re.compile(r"['’]s?$")
+_POSSESSIVE_IN_TEXT = re.compile(r"(\w)['’]s\b")
+MIN_TERMS = 2  # shorter sentences ("Yes.", a bare "[1]") carry no checkable claim
+
+
+class SupportChecker:
+    def __init__(self, embed: Embed | None, min_overlap: float, min_similarity: float) -> None:
+        self._embed = embed
+        self._min_overlap = min_overlap
+        self._min_similarity = min_similarity
+
+    def check(self, answer: str, citations: list[Citation], hits: list[Hit]) -> list[SentenceSupport]:
+        """Every checkable sentence of the answer, with its support; empty without sources."""
+        if not hits:
+            return []
+        cited = [c.marker for c in citations if 1 <= c.marker <= len(hits)]
+        fallback = list(dict.fromkeys(cited)) or list(range(1, len(hits) + 1))
+        claims: list[tuple[str, list[int]]] = []
+        for sentence in split_sentences(answer):
+            text = strip_markers(sentence)
+            if len(_terms(text)) < MIN_TERMS:
+                continue
+            own = [n for n in markers_in(sentence) if 1 <= n <= len(hits)]
+            claims.append((text, own or fallback))
+        if not claims:
+            return []
+        similarities = self._similarities(claims, hits)
+        return [
+            self._judge(text, sources, hits, similarity)
+            for (text, sources), similarity in zip(claims, similarities, strict=True)
+        ]
+
+    def _judge(self, text: str, sources: list[int], hits: list[Hit], similarity: float | None) -> SentenceSupport:
+        source_text = "\n".join(hits[n - 1].chunk.text for n in sources)
+        available = _terms(source_text)
+        terms = _terms(text)
+        overlap = len(terms & available) / len(terms)
+        missing = [term for term in key_terms(text) if not _present(term, available)]
+        score = max(overlap, similarity or 0.0)
+        supported = not missing and (overlap >= self._min_overlap or (similarity or 0.0) >= self._min_similarity)
+        if missing:
+            score *= 0.5
+        return SentenceSupport(
+            sentence=text,
+            supported=supported,
+            score=round(min(max(score, 0.0), 1.0), 3),
+            overlap=round(overlap, 3),
+            similarity=None if similarity is None else round(similarity, 3),
+            missing=missing,
+            sources=sources,
+        )
+
+    def _similarities(self, claims: list[tuple[str, list[int]]], hits: list[Hit]) -> list[float | None]:
+        if self._embed is None:
+            return [None] * len(claims)
+        needed = sorted({n for _, sources in claims for n in sources})
+        units = {n: split_sentences(hits[n - 1].chunk.text) or [hits[n - 1].chunk.text] for n in needed}
+        flat = [(n, unit) for n in needed for unit in units[n]]
+        vectors = _unit(self._embed([text for text, _ in claims] + [unit for _, unit in flat]))
+        claim_vectors, unit_vectors = vectors[: len(claims)], vectors[len(claims) :]
+        owners = np.array([n for n, _ in flat])
+        result: list[float | None] = []
+        for vector, (_, sources) in zip(claim_vectors, claims, strict=True):
+            mask = np.isin(owners, sources)
+            result.append(float((unit_vectors[mask] @ vector).max()) if mask.any() else None)
+        return result
+
+
+def key_terms(sentence: str) -> list[str]:
+    """Numbers, and capitalised words other than the sentence's first word (a possessive 's dropped):
+    the facts a small change turns false."""
+    names = [_POSSESSIVE.sub("", m.group(0)) for m in _NAME.finditer(sentence) if m.start() > 0]
+    numbers = [m.group(0).rstrip(".,") for m in _NUMBER.finditer(sentence)]
+    return list(dict.fromkeys(t for t in [*numbers, *names] if tokenize(t)))
+
+
+def _terms(text: str) -> set[str]:
+    """The BM25 tokenizer's terms, with possessives dropped first ("Norman's" → "Norman")."""
+    return set(tokenize(_POSSESSIVE_IN_TEXT.sub(r"\1", text)))
+
+
+def _present(term: str, available: set[str]) -> bool:
+    """A number must occur as it is. A name's words may differ in their ending ("Europe" is backed by
+    "European", "Norman" by "Normans"): a stem of four letters or more that begins a source term, or
+    that a source term begins, counts."""
+    if term[0].isdigit():
+        return term.replace(",", "") in available
+    for word in tokenize(term):
+        if word in available:
+            continue
+        if len(word) < 4 or not any(
+            len(other) >= 4 and (other.startswith(word) or word.startswith(other)) for other in available
+        ):
+            return False
+    return True
+
+
+def confidence(support: list[SentenceSupport]) -> float | None:
+    """The answer's support as one number: sentence scores weighted by their number of terms."""
+    if not support:
+        return None
+    weights = [len(_terms(s.sentence)) for s in support]
+    return round(sum(w * s.score for w, s in zip(weights, support, strict=True)) / sum(weights), 3)
+
+
+def _unit(vectors: list[list[float]]) -> np.ndarray:
+    array = np.asarray(vectors, dtype=np.float32)
+    return array / (np.linalg.norm(array, axis=1, keepdims=True) + 1e-12)

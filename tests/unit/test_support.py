@@ -1,0 +1,98 @@
+"""The per-sentence support check: which sources a sentence is checked against, what makes it
+unsupported, and the confidence score."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag.citations import resolve_citations
+from rag.embedder import Embedder
+from rag.support import Embed, SupportChecker, confidence, key_terms
+from ragchat.schemas import Hit, SentenceSupport
+from ragchat.settings import get_settings
+from tests.unit.test_citations import _hit
+
+HITS = [
+    _hit(1, "The warehouse employs 640 people. It opened in 1998 in Northgate.", page=3),
+    _hit(2, "Westland | 7.35 million | 8.15 million", page=2),
+    _hit(3, "Forklift operators complete a two-day certification before their first shift."),
+]
+DEFAULTS = get_settings()
+LEXICAL = SupportChecker(None, DEFAULTS.support_min_overlap, DEFAULTS.support_min_similarity)
+
+
+def check(checker: SupportChecker, answer: str, hits: list[Hit] = HITS) -> list[SentenceSupport]:
+    text, citations = resolve_citations(answer, hits)
+    return checker.check(text, citations, hits)
+
+
+def test_a_sentence_is_checked_against_the_sources_it_cites() -> None:
+    [staff, revenue] = check(LEXICAL, "The warehouse employs 640 people [1]. Westland made 8.15 million [2].")
+    assert staff.supported and staff.sources == [1] and staff.overlap == 1.0 and staff.missing == []
+    assert revenue.supported and revenue.sources == [2]
+    # The right fact with the wrong marker is not supported by the source it names.
+    [wrong] = check(LEXICAL, "Westland made 8.15 million in the second quarter [1].")
+    assert not wrong.supported and wrong.sources == [1] and "8.15" in wrong.missing
+
+
+def test_a_changed_figure_or_name_is_unsupported_even_with_high_overlap() -> None:
+    [figure] = check(LEXICAL, "The warehouse employs 650 people [1].")
+    assert not figure.supported and figure.missing == ["650"] and figure.overlap >= DEFAULTS.support_min_overlap
+    [name] = check(LEXICAL, "It opened in 1998 in Southport [1].")
+    assert not name.supported and name.missing == ["Southport"]
+    assert figure.score < DEFAULTS.min_confidence and name.score < DEFAULTS.min_confidence  # halved
+
+
+def test_unmarked_sentences_use_the_cited_sources_and_an_uncited_answer_uses_all() -> None:
+    answer = "Operators need a two-day certification [3]. They complete it before their first shift."
+    first, second = check(LEXICAL, answer)
+    assert first.sources == [3] and second.sources == [3] and second.supported
+    [uncited] = LEXICAL.check("Operators complete a two-day certification.", [], HITS)
+    assert uncited.sources == [1, 2, 3] and uncited.supported
+
+
+def test_short_sentences_and_answers_without_sources_are_not_checked() -> None:
+    assert LEXICAL.check("Yes. [1]", [], HITS) == []
+    assert LEXICAL.check("The warehouse employs 640 people.", [], []) == []
+    assert confidence([]) is None
+
+
+def test_confidence_weights_sentences_by_their_terms() -> None:
+    support = check(LEXICAL, "The warehouse employs 640 people [1]. The warehouse also runs a large bakery [1].")
+    assert [s.supported for s in support] == [True, False]
+    score = confidence(support)
+    assert score is not None and support[1].score < score < support[0].score
+
+
+def test_key_terms_are_numbers_and_names_after_the_first_word() -> None:
+    assert key_terms("The Normans reached Sicily in 1061, with 8.15 million coins.") == [
+        "1061",
+        "8.15",
+        "Normans",
+        "Sicily",
+    ]
+
+
+@pytest.fixture(scope="module")
+def embed() -> Embed:
+    return Embedder(get_settings()).embed
+
+
+def test_the_embedding_signal_accepts_a_paraphrase_the_words_miss(embed: Embed) -> None:
+    checker = SupportChecker(embed, DEFAULTS.support_min_overlap, DEFAULTS.support_min_similarity)
+    [paraphrase] = check(checker, "Forklift drivers are certified in a two-day course before they start [3].")
+    assert paraphrase.overlap < DEFAULTS.support_min_overlap
+    assert paraphrase.similarity is not None and paraphrase.similarity >= DEFAULTS.support_min_similarity
+    assert paraphrase.supported
+    [unrelated] = check(checker, "The cafeteria serves vegetarian lunches every Tuesday [3].")
+    assert not unrelated.supported and unrelated.similarity is not None and unrelated.similarity < 0.5
+
+
+def test_names_match_across_word_endings_and_possessives() -> None:
+    hits = [_hit(1, "Western European control of Cyprus lasted 380 years. The Normans exported horsemen.")]
+    backed = ["Western Europe controlled Cyprus for 380 years [1].", "The Norman's exports were horsemen [1]."]
+    for sentence in backed:
+        [support] = check(LEXICAL, sentence, hits)
+        assert support.missing == [] and support.supported, support
+    [wrong] = check(LEXICAL, "Western Europe controlled Crete for 380 years [1].", hits)
+    assert wrong.missing == ["Crete"] and not wrong.supported
