@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import chat_page
+from ui import chat_page, eval_page
 
 st.set_page_config(page_title="ragchat", page_icon="📄", layout="wide")
 pages = [
     st.Page(chat_page.render, title="Chat", icon=":material/chat:", url_path="chat", default=True),
+    st.Page(eval_page.render, title="Evaluation", icon=":material/analytics:", url_path="eval"),
 ]
 st.navigation(pages).run()
