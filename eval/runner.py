@@ -65,6 +65,7 @@ TARGETS: tuple[tuple[str, str, float], ...] = (
 RECORDED_SETTINGS = (
     "llm_provider",
     "llm_model",
+    "llm_threads",
     "llm_max_tokens",
     "llm_temperature",
     "top_k",

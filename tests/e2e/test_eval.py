@@ -11,7 +11,10 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from eval.dataset import load_dataset
+from eval.runner import run_eval
 from ragchat.cli import main
+from ragchat.settings import get_settings
 from tests.fixtures import write_report_pdf
 
 TIMEOUT_S = 300
@@ -130,7 +133,7 @@ def test_eval_page_runs_an_uploaded_dataset(home: Path, tmp_path: Path) -> None:
     assert scores.loc["hit_rate", "value"] == 1.0
     questions = at.dataframe[-1].value.set_index("id")
     assert "Tuesday" in questions.loc["drills", "answer"] and bool(questions.loc["weather", "refused"])
-    assert len(at.get("imgs")) == 2
+    assert len(at.get("image")) == 2
     assert {b.label for b in at.get("download_button")} == {"Download eval.md", "Download eval.json"}
     assert (home / "eval_reports" / "eval.md").is_file()
 
@@ -144,3 +147,32 @@ def test_eval_page_says_calmly_what_is_wrong_with_a_bad_upload(home: Path) -> No
     assert len(at.error) == 1 and at.error[0].value.startswith("Loading the dataset failed:")
     assert "line 1: reference" in at.error[0].value
     assert not [b for b in at.button if b.label == "Run evaluation"]
+
+
+def test_a_small_local_judge_gives_scores_or_says_why_not(home: Path, tmp_path: Path) -> None:
+    """RAGCHAT_EVAL_JUDGE=self: the 0.5B model judges its own answer through ragas. Small judges often
+    reply with unusable JSON; either way the run finishes and each judged metric is a number in [0, 1]
+    or None with the reason."""
+    (tmp_path / "notes.md").write_text("# Safety\n\nFire drills take place on the first Tuesday of each month.\n")
+    dataset = load_dataset(
+        write_dataset(
+            tmp_path,
+            [
+                {"dataset": "notes", "documents": ["notes.md"]},
+                {"id": "drills", "question": "When do fire drills take place?",
+                 "reference": "the first Tuesday of each month",
+                 "gold": [{"source": "notes.md", "text": "Fire drills take place on the first Tuesday"}]},
+            ],
+        )
+    )
+    settings = get_settings(eval_judge="self", eval_judge_timeout_s=60, eval_judge_max_tokens=256)
+    run = run_eval(dataset, settings)
+    (question,) = run.questions
+    assert not question.refused
+    assert set(question.ragas) >= {"faithfulness", "answer_relevancy"}
+    for name in ("faithfulness", "answer_relevancy"):
+        outcome = question.ragas[name]
+        assert (outcome.value is not None and 0.0 <= outcome.value <= 1.0) or (outcome.value is None and outcome.note)
+        aggregate = run.aggregates[name]
+        assert aggregate.n == (outcome.value is not None) and (aggregate.note is None) == (outcome.value is not None)
+    assert "qwen2.5-coder-0.5b" in str(run.settings["ragas_judge"])
