@@ -8,7 +8,7 @@ another tab waits while the evaluation asks.
 
 from __future__ import annotations
 
-import tempfile
+import hashlib
 from pathlib import Path
 
 import pandas as pd
@@ -88,7 +88,12 @@ def _chosen_dataset(choice: str, settings: Settings) -> EvalDataset | None:
     if len(datasets) != 1:
         st.info("Add one .jsonl dataset file, with the documents its questions are about.")
         return None
-    folder = Path(tempfile.mkdtemp(prefix="ragchat-eval-upload-"))
+    # One folder per distinct set of uploads, so reruns of the page reuse it instead of piling up copies.
+    digest = hashlib.sha256()
+    for upload in uploads or []:
+        digest.update(upload.name.encode() + b"\0" + upload.getvalue())
+    folder = settings.home / "eval_uploads" / digest.hexdigest()[:16]
+    folder.mkdir(parents=True, exist_ok=True)
     for upload in uploads or []:
         (folder / Path(upload.name).name).write_bytes(upload.getvalue())
     dataset = load_dataset(folder / Path(datasets[0].name).name)
