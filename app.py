@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import chat_page, logs_page, weather_page
+from ui import chat_page, eval_page, logs_page, weather_page
 
 st.set_page_config(page_title="ragchat", page_icon="📄", layout="wide")
 pages = [
     st.Page(chat_page.render, title="Chat", icon=":material/chat:", url_path="chat", default=True),
     st.Page(weather_page.render, title="Weather", icon=":material/partly_cloudy_day:", url_path="weather"),
     st.Page(logs_page.render, title="Logs", icon=":material/receipt_long:", url_path="logs"),
+    st.Page(eval_page.render, title="Evaluation", icon=":material/analytics:", url_path="eval"),
 ]
 st.navigation(pages).run()

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from eval.dataset import STARTER_DATASET
 from ingestion.errors import IndexOutOfDate
 from rag.conversation_export import LOW_CONFIDENCE_NOTE
 from ragchat.schemas import IngestProgress, Scores
@@ -411,6 +412,49 @@ def _print_weather(analysis: WeatherAnalysis) -> None:
         print(f"({analysis.explanation_note})", file=sys.stderr)
 
 
+def cmd_eval(args: argparse.Namespace) -> int:
+    """Run a question set through the pipeline; write reports/eval.md, .json and plots."""
+    from eval.dataset import DatasetError, load_dataset
+    from eval.report import deltas_text, summary_text, write_report
+    from eval.runner import EvalError, run_comparison, run_eval
+
+    settings = get_settings()
+    try:
+        dataset = load_dataset(args.dataset)
+        if args.docs:
+            dataset = dataset.model_copy(update={"documents": [Path(p).resolve() for p in args.docs]})
+        if args.sample:
+            dataset = dataset.sample(args.sample, args.seed)
+        overrides = dict(_key_value(item) for item in args.compare or [])
+
+        def progress(done: int, total: int, what: str) -> None:
+            print(f"[{done}/{total}] {what}", file=sys.stderr, flush=True)
+
+        if overrides:
+            result = run_comparison(dataset, settings, overrides, progress=progress, ragas=not args.no_ragas)
+        else:
+            result = run_eval(dataset, settings, progress=progress, ragas=not args.no_ragas)
+    except (DatasetError, EvalError, ValueError) as exc:
+        print(f"ragchat eval: {exc}", file=sys.stderr)
+        return 2
+    paths = write_report(result, args.out or settings.eval_reports_dir, args.name)
+    if args.json:
+        _print_json(result.model_dump(mode="json"))
+    elif overrides:
+        print(deltas_text(result))  # type: ignore[arg-type]
+    else:
+        print(summary_text(result))  # type: ignore[arg-type]
+    print(f"report: {paths['markdown']} (+ {paths['json'].name}, plots)", file=sys.stderr)
+    return 0
+
+
+def _key_value(item: str) -> tuple[str, str]:
+    key, sep, value = item.partition("=")
+    if not sep or not key.strip():
+        raise ValueError(f"--compare expects KEY=VALUE, got {item!r}")
+    return key.strip(), value.strip()
+
+
 def cmd_ui(args: argparse.Namespace) -> int:
     command = [
         sys.executable,
@@ -513,6 +557,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-explain", action="store_true", help="skip the LLM's plain-language explanation")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_weather)
+
+
+    p = sub.add_parser("eval", help="score answers on a question set: our metrics and RAGAS, reports/eval.md")
+    p.add_argument("--dataset", type=Path, default=STARTER_DATASET, help="JSONL question set (default: starter set)")
+    p.add_argument("--docs", nargs="+", help="documents to index instead of those the dataset's header names")
+    p.add_argument("--sample", type=int, help="evaluate a seeded random subset of about N questions")
+    p.add_argument("--seed", type=int, default=8, help="seed for --sample (default 8)")
+    p.add_argument(
+        "--compare", nargs="+", metavar="KEY=VALUE", help="also run with these settings changed and print the deltas"
+    )
+    p.add_argument("--out", type=Path, help="report folder (default RAGCHAT_EVAL_REPORTS_DIR, reports/)")
+    p.add_argument("--name", default="eval", help="report file name stem (default eval)")
+    p.add_argument("--no-ragas", action="store_true", help="skip the RAGAS metrics")
+    p.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("ui", help="start the Streamlit app")
     p.add_argument("--host", default="127.0.0.1")

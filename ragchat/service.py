@@ -53,10 +53,11 @@ log = logging.getLogger(__name__)
 
 
 class RagService:
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, llm: LLM | None = None) -> None:
+        """`llm`: an already loaded model to share (the Eval page evaluates with the app's model)."""
         self.settings = settings
         settings.home.mkdir(parents=True, exist_ok=True)
-        self._llm: LLM | None = None
+        self._llm: LLM | None = llm
         self._llm_lock = threading.Lock()
         self._index_checked = False
 

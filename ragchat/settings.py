@@ -181,6 +181,23 @@ class Settings(BaseSettings):
     def _openmeteo_url(cls, value: str) -> str:
         return check_openmeteo_url(value)
 
+    # Evaluation (`ragchat eval`, the Eval page)
+    eval_judge: Literal["none", "self", "openai"] = Field(
+        default="none",
+        description="LLM judge for ragas's faithfulness and answer relevancy: none (skip them), self (the "
+        "answering model), openai (the OpenAI-compatible server at eval_judge_url).",
+    )
+    eval_judge_url: str = "http://127.0.0.1:8000/v1"
+    eval_judge_model: str | None = Field(default=None, description="The judge's model name on that server.")
+    eval_judge_api_key: str = ""
+    eval_judge_timeout_s: float = Field(default=120.0, description="Longest one judge call may take.")
+    eval_judge_max_tokens: int = 512
+    eval_reports_dir: Path = Field(default=PROJECT_ROOT / "reports", description="Where `ragchat eval` writes.")
+    eval_squad_dir: Path = Field(
+        default=PROJECT_ROOT.parent / "shared" / "data" / "squad2-normans",
+        description="The SQuAD 2.0 'Normans' set (Normans.md + questions.jsonl), offered when present.",
+    )
+
     @field_validator("ollama_host")
     @classmethod
     def _with_scheme(cls, value: str) -> str:
