@@ -4,6 +4,7 @@ is the app's download and `ragchat history export`."""
 
 from __future__ import annotations
 
+from rag.citations import citation_note
 from rag.conversations import SessionSummary
 from ragchat.schemas import Answer
 
@@ -33,7 +34,7 @@ def _answer_lines(turn: Answer) -> list[str]:
         lines.append("**Sources:**")
         lines.append("")
         for c in turn.citations:
-            how = " (attributed by word overlap; the model cited nothing)" if c.method == "support" else ""
+            how = f" ({note})" if (note := citation_note(c)) else ""
             lines.append(f"- [{c.marker}] {c.source}, {c.locator}{how}: “{_one_line(c.snippet)}”")
         lines.append("")
     flagged = turn.unsupported_sentences

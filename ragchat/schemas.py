@@ -206,11 +206,13 @@ class Citation(BaseModel):
     chunk_id: str
     locator: str
     snippet: str
-    method: Literal["marker", "support"] = Field(
+    method: Literal["marker", "support", "corrected"] = Field(
         default="marker",
         description="marker: the model wrote [n]; support: the model cited nothing and the chunk "
-        "was attributed by word overlap with the answer.",
+        "was attributed by word overlap with the answer; corrected: the model cited another source, "
+        "which lacks the sentence's figures or words that this one holds.",
     )
+    cited_as: int | None = Field(default=None, description="The source number the model wrote, when corrected.")
 
 
 class ModelInfo(BaseModel):

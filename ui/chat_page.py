@@ -8,6 +8,7 @@ from typing import Any
 
 import streamlit as st
 
+from rag.citations import citation_note
 from rag.conversation_export import LOW_CONFIDENCE_NOTE
 from ragchat.schemas import Answer, Citation, DocumentRecord, GuardrailOutcome, Hit
 from ragchat.service import RagService
@@ -18,7 +19,6 @@ from ui.memory_panel import render_memory_panel
 log = logging.getLogger("ragchat.app")
 
 EMPTY_STATE = "Upload a document in the sidebar to start."
-SUPPORT_NOTE = "attributed by word overlap; the model cited nothing"
 GUARDRAIL_ICONS = {
     "length": ":material/short_text:",
     "injection": ":material/shield:",
@@ -165,8 +165,8 @@ def render_sources(citations: list[Citation]) -> None:
     with st.expander(f"Sources ({len(citations)})"):
         for citation in citations:
             line = f"**[{citation.marker}]** {citation.source} — {citation.locator}"
-            if citation.method == "support":
-                line += f"  \n_{SUPPORT_NOTE}_"
+            if note := citation_note(citation):
+                line += f"  \n_{note}_"
             st.markdown(line)
             st.markdown(_blockquote(citation.snippet))
 

@@ -83,3 +83,31 @@ def test_sentences_span_pdf_line_breaks_but_table_rows_stay_apart() -> None:
         "A | 1 | 2",
         "B | 3 | 4",
     ]
+
+
+PRICES = [
+    _hit(1, "Returns are accepted within 30 days of delivery. Opened items get a 15% restocking fee.", page=1),
+    _hit(2, "Nimbus Home Hub | 99 EUR\nNimbus Sensor Pack | 49 EUR", page=2),
+    _hit(3, "The hub supports Zigbee and Thread devices and needs a 2.4 GHz network.", page=1),
+]
+
+
+def test_a_marker_whose_source_lacks_the_figure_moves_to_the_source_that_has_it() -> None:
+    text, citations = resolve_citations("The Nimbus Home Hub costs 99 EUR [1].", PRICES)
+    assert text == "The Nimbus Home Hub costs 99 EUR [2]."
+    assert [(c.marker, c.method, c.cited_as, c.page) for c in citations] == [(2, "corrected", 1, 2)]
+    assert "99 EUR" in citations[0].snippet
+
+
+def test_a_marker_whose_source_lacks_the_words_moves_and_a_right_one_stays() -> None:
+    answer = "The hub supports Zigbee and Thread devices [1]. Returns are accepted within 30 days [1]."
+    text, citations = resolve_citations(answer, PRICES)
+    assert text == "The hub supports Zigbee and Thread devices [3]. Returns are accepted within 30 days [1]."
+    assert [(c.marker, c.method) for c in citations] == [(3, "corrected"), (1, "marker")]
+
+
+def test_a_marker_is_kept_when_no_other_source_does_better() -> None:
+    answer = "Opened items get a restocking fee [1]. The fee for a 120 EUR item is 18 EUR [1]."
+    text, citations = resolve_citations(answer, PRICES)  # a computed figure no source holds
+    assert text == answer
+    assert [(c.marker, c.method) for c in citations] == [(1, "marker")]
