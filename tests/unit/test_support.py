@@ -30,8 +30,13 @@ def test_a_sentence_is_checked_against_the_sources_it_cites() -> None:
     [staff, revenue] = check(LEXICAL, "The warehouse employs 640 people [1]. Westland made 8.15 million [2].")
     assert staff.supported and staff.sources == [1] and staff.overlap == 1.0 and staff.missing == []
     assert revenue.supported and revenue.sources == [2]
-    # The right fact with the wrong marker is not supported by the source it names.
-    [wrong] = check(LEXICAL, "Westland made 8.15 million in the second quarter [1].")
+    # The right fact with the wrong marker: resolve_citations moves the marker to the source holding
+    # the figure, so the sentence is checked against that one.
+    [moved] = check(LEXICAL, "Westland made 8.15 million [1].")
+    assert moved.supported and moved.sources == [2]
+    # A sentence is checked against the source it names, not against all of them.
+    text, citations = resolve_citations("Westland made 8.15 million [2].", HITS)
+    [wrong] = LEXICAL.check(text.replace("[2]", "[1]"), citations, HITS)
     assert not wrong.supported and wrong.sources == [1] and "8.15" in wrong.missing
 
 
