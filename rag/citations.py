@@ -52,11 +52,27 @@ def split_sentences(text: str) -> list[str]:
     return [u.strip() for u in units if u.strip()]
 
 
+# How small models word a refusal instead of our exact line (seen in evaluation runs): the answer
+# opens with one of these and cites nothing.
+_REFUSAL_OPENINGS = re.compile(
+    r"^(the (provided |given )?(sources?|documents?|context|passages?|texts?) (do|does|did) not "
+    r"(contain|mention|say|include|provide|specify|state|have)|"
+    r"(the )?(provided |given )?(sources?|documents?|context) (don't|doesn't) "
+    r"(contain|mention|say|include|provide|specify|state)|"
+    r"there is no (information|mention)|no (information|mention) (about|of|on|regarding)|"
+    r"i (cannot|can't|am unable to|am not able to) (answer|find|determine)|i could not find|"
+    r"(it is|it's) not (mentioned|stated|specified) in the)"
+)
+
+
 def is_refusal(text: str) -> bool:
-    """The model said the sources do not hold the answer (exactly or nearly our refusal line)."""
+    """The model said the sources do not hold the answer: our refusal line (or nearly), or another
+    common refusal opening in an answer that cites nothing."""
     normal = " ".join(_MARKER.sub("", text).split()).lower().replace("’", "'")
     lead = REFUSAL_TEXT.lower()[:40]
-    return normal.startswith(lead) or normal.startswith(lead.replace("don't", "do not")) or not normal
+    if not normal or normal.startswith(lead) or normal.startswith(lead.replace("don't", "do not")):
+        return True
+    return bool(_REFUSAL_OPENINGS.match(normal)) and not _MARKER.search(text)
 
 
 def best_snippet(chunk_text: str, claim: str) -> str:

@@ -67,6 +67,13 @@ def test_refusal_detection() -> None:
     assert is_refusal("I do not have enough information in the uploaded documents to answer this question.")
     assert is_refusal("  [1] ")
     assert not is_refusal("The warehouse employs 640 people [1].")
+    # Other wordings small models use, when nothing is cited.
+    assert is_refusal("The sources do not contain information about the CEO's salary.")
+    assert is_refusal("The provided documents don't mention a warranty.")
+    assert is_refusal("There is no information about that in the sources.")
+    assert is_refusal("I cannot answer this from the documents.")
+    # A partial answer that cites a source is an answer.
+    assert not is_refusal("The sources do not state the year, but the warehouse employs 640 people [1].")
 
 
 def test_best_snippet_picks_the_supporting_row() -> None:
