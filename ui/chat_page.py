@@ -7,16 +7,21 @@ from typing import Any
 
 import streamlit as st
 
-from ragchat.schemas import Answer, Citation, DocumentRecord, Hit, IngestResult
+from ragchat.schemas import Answer, DocumentRecord, Hit, IngestResult
 from ragchat.service import RagService
-from ui.common import calm_errors, duration, get_service, shorten
+from ui.citations import render_citation_chips
+from ui.common import calm_errors, calm_notice, duration, get_service, shorten
+from ui.copy_button import copy_button
 from ui.memory_panel import render_memory_panel
+from ui.settings_panel import init_settings, render_model_status, render_settings, retrieval_options
 
 log = logging.getLogger("ragchat.app")
 
 UPLOAD_TYPES = ["pdf", "txt", "md", "markdown"]
 EMPTY_STATE = "Upload a document in the sidebar to start."
-SUPPORT_NOTE = "attributed by word overlap; the model cited nothing"
+EMPTY_STEPS = """1. **Add documents**: PDF, TXT or Markdown, in the sidebar, then press **Index files**.
+2. **Ask** in the box below (Enter sends). Answers cite the file and page; click a source to read the passage.
+3. **Tell it about yourself**, e.g. "I'm a Project Finance Analyst.": it is noted in the **Memory** panel."""
 
 Message = dict[str, Any]
 
@@ -27,8 +32,7 @@ Message = dict[str, Any]
 def init_state(service: RagService) -> None:
     st.session_state.setdefault("messages", [])
     st.session_state.setdefault("session_id", service.conversations.new_session_id())
-    st.session_state.setdefault("bm25_weight", service.settings.bm25_weight)
-    st.session_state.setdefault("rerank", True)
+    init_settings(service)
     st.session_state.setdefault("ingest_results", [])
     st.session_state.setdefault("uploader_key", 0)
     st.session_state.setdefault("notice", None)
@@ -139,32 +143,6 @@ def start_session(session_id: str, turns: list[Answer]) -> None:
     st.rerun()
 
 
-def render_retrieval_settings(service: RagService) -> None:
-    st.subheader("Retrieval")
-    st.slider(
-        "Keyword (BM25) weight",
-        min_value=0.0,
-        max_value=1.0,
-        step=0.05,
-        key="bm25_weight",
-        help="Share of keyword matching in the ranking: 0 uses meaning (embeddings) only, 1 keywords only.",
-    )
-    label = service.models().reranker
-    if label.startswith("none"):
-        # Shown off and disabled, never as a switched-on control that does nothing.
-        st.toggle("Rerank with the cross-encoder", value=False, disabled=True, key="rerank_unavailable")
-        st.caption(f"Reranker: {label}")
-    else:
-        st.toggle("Rerank with the cross-encoder", key="rerank", help=label)
-
-
-def render_models(service: RagService) -> None:
-    st.subheader("Models")
-    with calm_errors("Reading model information"):
-        info = service.models()
-        st.markdown(f"**LLM:** {info.llm}  \n**Embedder:** {info.embedder}  \n**Reranker:** {info.reranker}")
-
-
 def _size_text(pages: int, chunks: int) -> str:
     """TXT and Markdown have no pages (0), so only PDFs mention them."""
     chunk_text = f"{chunks} chunk{'s' if chunks != 1 else ''}"
@@ -174,14 +152,11 @@ def _size_text(pages: int, chunks: int) -> str:
 # ----------------------------------------------------------------------------- chat
 
 
-def render_sources(citations: list[Citation]) -> None:
-    with st.expander(f"Sources ({len(citations)})"):
-        for citation in citations:
-            line = f"**[{citation.marker}]** {citation.source} — {citation.locator}"
-            if citation.method == "support":
-                line += f"  \n_{SUPPORT_NOTE}_"
-            st.markdown(line)
-            st.markdown(_blockquote(citation.snippet))
+def render_sources(answer: Answer) -> None:
+    """One row under an answer: a copy button and a chip per cited source."""
+    with st.container(horizontal=True, vertical_alignment="center", gap="small"):
+        copy_button(answer.answer, identity=f"{answer.session_id}\n{answer.question}\n{answer.timings_ms}")
+        render_citation_chips(answer.citations)
 
 
 def render_answer_details(answer: Answer, candidates: list[Hit]) -> None:
@@ -191,8 +166,8 @@ def render_answer_details(answer: Answer, candidates: list[Hit]) -> None:
         st.warning(f"The model did not finish its answer: {answer.error}")
     if answer.search_query != answer.question:
         st.caption(f"Searched for: *{answer.search_query}*")
-    if answer.citations and not answer.refused:
-        render_sources(answer.citations)
+    if not answer.refused:
+        render_sources(answer)
     if answer.memory_used and not answer.refused:
         render_memory_used(answer)
     if candidates:
@@ -231,11 +206,25 @@ def render_candidates(candidates: list[Hit], reranker: str) -> None:
         st.dataframe(rows, hide_index=True, width="stretch")
 
 
+def render_empty_state(documents: list[DocumentRecord]) -> None:
+    """Before the first message: what to do next (no documents yet), or what can be asked."""
+    if st.session_state.messages:
+        return
+    if not documents:
+        st.info(EMPTY_STATE, icon=":material/upload_file:")
+        st.markdown(EMPTY_STEPS)
+        return
+    names = ", ".join(d.source for d in documents[:3])
+    if len(documents) > 3:
+        names += f" and {len(documents) - 3} more"
+    st.caption(f"Ask about {names} in the box below. Answers cite the file and page; click a source to check it.")
+
+
 def render_history(messages: list[Message]) -> None:
     for message in messages:
         with st.chat_message(message["role"]):
             if message.get("failed"):
-                st.error(message["content"])
+                calm_notice(message["content"])
                 continue
             st.markdown(message["content"])
             if message.get("answer"):
@@ -247,12 +236,7 @@ def answer_question(service: RagService, question: str) -> Message:
     """Stream the answer, then swap in the checked text (invalid citation markers removed)."""
     with st.chat_message("assistant"):
         try:
-            stream = service.ask_stream(
-                question,
-                session_id=st.session_state.session_id,
-                bm25_weight=st.session_state.bm25_weight,
-                rerank=st.session_state.rerank,
-            )
+            stream = service.ask_stream(question, session_id=st.session_state.session_id, **retrieval_options())
             text_slot = st.empty()
             with text_slot.container():
                 streamed = st.write_stream(stream.tokens())
@@ -260,7 +244,7 @@ def answer_question(service: RagService, question: str) -> Message:
         except Exception as exc:
             log.exception("answering failed")
             content = f"Could not answer: {exc}"
-            st.error(content)
+            calm_notice(content)
             return {"role": "assistant", "content": content, "failed": True}
         streamed_text = streamed if isinstance(streamed, str) else ""
         if answer.answer.strip() != streamed_text.strip():
@@ -295,10 +279,6 @@ def _timing_text(answer: Answer) -> str:
     return " · ".join(filter(None, [*parts, total]))
 
 
-def _blockquote(text: str) -> str:
-    return "\n".join(f"> {line}" if line.strip() else ">" for line in text.splitlines() or [""])
-
-
 # ----------------------------------------------------------------------------- page
 
 
@@ -311,7 +291,7 @@ def render() -> None:
         service = get_service()
     except Exception as exc:
         log.exception("starting the service failed")
-        st.error(f"ragchat could not start: {exc}")
+        calm_notice(f"ragchat could not start: {exc}")
         return
     init_state(service)
 
@@ -324,11 +304,10 @@ def render() -> None:
             render_documents(service, documents)
         with calm_errors("Loading conversations"):
             render_conversations(service)
-        with calm_errors("Reading retrieval settings"):
-            render_retrieval_settings(service)
+        with calm_errors("Reading the settings"):
+            render_settings(service)
 
-    if not documents:
-        st.info(EMPTY_STATE)
+    render_empty_state(documents)
     render_history(st.session_state.messages)
     prompt = "Ask a question about your documents" if documents else "Tell me about yourself, or upload a document"
     question = st.chat_input(prompt)
@@ -341,5 +320,6 @@ def render() -> None:
     with st.sidebar:
         with calm_errors("Reading memory"):
             render_memory_panel(service)
-        render_models(service)
+        with calm_errors("Reading the model status"):
+            render_model_status(service)
 
