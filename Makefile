@@ -7,10 +7,11 @@ VENV := .venv
 BIN := $(VENV)/bin
 UV := .tools/bin/uv
 UV_VERSION := 0.13.9
+CHROMIUM := /usr/bin/chromium
 # nltk (used by llama-index's splitter) refuses hard-linked data files, uv's default link mode.
 export UV_LINK_MODE := copy
 
-.PHONY: setup models models-app ocr run test lint lock bench clean
+.PHONY: setup models models-app ocr browser run test lint screenshot lock bench clean
 
 $(UV):
 	$(PYTHON) -m venv .tools
@@ -45,14 +46,35 @@ ocr:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq tesseract-ocr >/dev/null; \
 	  else echo "The OCR tests need Tesseract: sudo apt-get install tesseract-ocr" >&2; exit 1; fi; }
 
+# The browser tests (tests/browser/) drive Debian's chromium through Playwright, which never downloads
+# a browser here. Installed when missing and apt can run (as root: CI and the dev machines); otherwise
+# stop with what to install. apt-get update only when the package lists do not know chromium yet.
+browser:
+	@if [ ! -x $(CHROMIUM) ]; then \
+	  if [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then \
+	    echo "The browser tests need Debian's chromium at $(CHROMIUM): run 'sudo apt-get install chromium'." >&2; \
+	    exit 1; \
+	  fi; \
+	  echo "Installing chromium for the browser tests (apt-get)"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get install -y -q -o DPkg::Lock::Timeout=120 --no-install-recommends chromium \
+	    || { apt-get update -q && apt-get install -y -q -o DPkg::Lock::Timeout=120 --no-install-recommends chromium; } \
+	    || exit 1; \
+	  [ -x $(CHROMIUM) ] || { echo "apt installed chromium, but not at $(CHROMIUM)" >&2; exit 1; }; \
+	fi
+
 run: models-app
 	$(BIN)/ragchat ui
 
 lint: setup
 	$(BIN)/ruff check .
 
-test: models lint ocr
+test: models lint ocr browser
 	$(BIN)/python -m pytest
+
+# Refresh docs/screenshot.png (README) from the browser tests' run.
+screenshot: models browser
+	$(BIN)/python -m pytest tests/browser --readme-screenshot -q
 
 bench: models-app
 	$(BIN)/python bench/ingest_throughput.py

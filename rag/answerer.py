@@ -108,9 +108,11 @@ class Answerer:
         bm25_weight: float | None = None,
         rerank: bool = True,
         client_id: str | None = None,
+        top_k: int | None = None,
     ) -> AnswerStream:
-        """Guardrails → rewrite a follow-up (only with history) → retrieve → refuse without the LLM when
-        nothing is relevant → stream an answer from the chunks that fit the context budget.
+        """Guardrails → rewrite a follow-up (only with history) → retrieve the top k (default: settings)
+        → refuse without the LLM when nothing is relevant → stream an answer from the chunks that fit
+        the context budget.
 
         The rate limit is kept per `client_id` (the app's browser session), else per `session_id`."""
         started = time.perf_counter()
@@ -133,7 +135,7 @@ class Answerer:
                 search_query = fallback_query(question, history)
             timings["rewrite_ms"] = _ms(mark)
         weight = self._settings.bm25_weight if bm25_weight is None else bm25_weight
-        retrieval = self._retriever.search(search_query, self._settings.top_k, weight, rerank)
+        retrieval = self._retriever.search(search_query, top_k or self._settings.top_k, weight, rerank)
         timings["retrieve_ms"] = retrieval.timings_ms.get("search_ms", 0.0)
         relevant = [h for h in retrieval.hits if (h.scores.dense or 0.0) >= self._settings.min_relevance]
         memory = self._memory.context_for(question) if self._memory is not None else MemoryFacts()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.util
 import os
 import shutil
 from dataclasses import dataclass
@@ -82,6 +83,15 @@ def _part_paths(spec: PackagedGGUF) -> list[Path]:
             ) from exc
         paths.append(Path(module.get_part_path()))
     return paths
+
+
+def gguf_installed(name: str, model_dir: Path) -> bool:
+    """True when the packaged GGUF is assembled, or all its part packages are installed (so the first
+    use assembles it). Only looks the modules up; imports nothing."""
+    spec = PACKAGED_GGUFS[name]
+    if (model_dir / spec.filename).exists():
+        return True
+    return all(importlib.util.find_spec(f"{spec.module_prefix}{i}") is not None for i in range(1, spec.parts + 1))
 
 
 def ensure_gguf(name: str, model_dir: Path) -> Path:

@@ -146,7 +146,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     """Exit 0 with an answer (or the refusal), 1 when the model failed, 2 when a guardrail stopped the
     question (too long, an injection pattern, the session's rate limit)."""
     service = _service()
-    stream = service.ask_stream(args.question, args.session, **_retrieval_flags(args))
+    stream = service.ask_stream(args.question, args.session, top_k=args.k, **_retrieval_flags(args))
     if args.json:
         answer = service.remember_turn(stream.result())
         _print_json(answer.model_dump(mode="json"))
@@ -466,9 +466,7 @@ def cmd_ui(args: argparse.Namespace) -> int:
         args.host,
         "--server.port",
         str(args.port),
-        "--browser.gatherUsageStats",
-        "false",
-    ]
+    ]  # the rest of Streamlit's settings: .streamlit/config.toml next to app.py
     return subprocess.call(command, env=os.environ.copy())
 
 
@@ -510,6 +508,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("ask", help="a cited answer from the indexed documents")
     p.add_argument("question")
     p.add_argument("--session", help="continue (or start) the conversation with this id")
+    p.add_argument("-k", type=int, default=None, help="passages given to the model (default RAGCHAT_TOP_K)")
     _add_retrieval_flags(p)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_ask)

@@ -27,7 +27,9 @@ from rag.conversations import ConversationStore
 from rag.embedder import Embedder
 from rag.guardrails import Guardrails
 from rag.llm.base import LLM
-from rag.llm.factory import build_llm
+from rag.llm.factory import build_llm, resolve_llm
+from rag.llm.ollama_provider import ollama_models
+from rag.packaged_models import PACKAGED_GGUFS, gguf_installed
 from rag.query_log import QueryLog
 from rag.rate_limit import RateLimiter
 from rag.reranker import Reranker, load_reranker
@@ -39,6 +41,10 @@ from ragchat.schemas import (
     DocumentRecord,
     IngestProgress,
     IngestResult,
+    LLMChoice,
+    LLMOption,
+    LLMState,
+    LLMStatus,
     ModelInfo,
     Redaction,
     Retrieval,
@@ -51,6 +57,8 @@ from tools.weather_models import WeatherAnalysis, WeatherRequest
 
 log = logging.getLogger(__name__)
 
+OLLAMA_LIST_TTL_S = 30.0  # how long the app reuses Ollama's model list (it is asked on every rerun)
+
 
 class RagService:
     def __init__(self, settings: Settings, llm: LLM | None = None) -> None:
@@ -60,6 +68,11 @@ class RagService:
         self._llm: LLM | None = llm
         self._llm_lock = threading.Lock()
         self._index_checked = False
+        # The chosen model: None until resolved from the settings (auto asks Ollama) or set by use_llm.
+        self._choice: LLMChoice | None = None
+        self._llm_state: LLMState = "not loaded"
+        self._llm_error: str | None = None
+        self._ollama_listed: tuple[float, list[str]] = (float("-inf"), [])
 
     @cached_property
     def registry(self) -> Registry:
@@ -156,8 +169,74 @@ class RagService:
         """The answering model, built on first use (loading a GGUF takes seconds)."""
         with self._llm_lock:
             if self._llm is None:
-                self._llm = build_llm(self.settings)
+                self._llm_state = "loading"
+                try:
+                    self._llm = build_llm(self.settings, self.llm_choice())
+                except Exception as exc:
+                    self._llm_state, self._llm_error = "failed", str(exc)
+                    raise
+                self._llm_state, self._llm_error = "ready", None
             return self._llm
+
+    def llm_choice(self) -> LLMChoice:
+        """The provider and model that answer (or will, once loaded)."""
+        if self._choice is None:
+            self._choice = resolve_llm(self.settings)
+        return self._choice
+
+    def llm_status(self) -> LLMStatus:
+        """Not loaded / loading / ready / failed (with why), for the app's model status line."""
+        llm, state, error = self._llm, self._llm_state, self._llm_error
+        try:
+            choice = self.llm_choice()
+        except Exception as exc:  # e.g. the openai provider without a model name
+            return LLMStatus(state="failed", label=self.settings.llm_provider, error=str(exc))
+        label = llm.label if llm is not None and state == "ready" else f"{choice.provider} · {choice.model}"
+        return LLMStatus(state=state, label=label, key=choice.key, error=error)
+
+    def llm_options(self) -> list[LLMOption]:
+        """The models the app can switch to: the packaged GGUFs (unavailable ones say how to install
+        them), what a reachable Ollama serves, and the configured model if it is none of those."""
+        options: list[LLMOption] = []
+        for name, spec in PACKAGED_GGUFS.items():
+            installed = gguf_installed(name, self.settings.model_dir)
+            options.append(
+                LLMOption(
+                    provider="llamacpp",
+                    model=name,
+                    label=f"{name} · embedded, {spec.size_label}",
+                    available=installed,
+                    hint="" if installed else f"not installed: run `{spec.install_hint}`",
+                )
+            )
+        options += [LLMOption(provider="ollama", model=tag, label=f"{tag} · Ollama") for tag in self._ollama_models()]
+        choice = self.llm_choice()
+        if all(o.key != choice.key for o in options):
+            label = f"{Path(choice.model).name if choice.provider == 'llamacpp' else choice.model} · {choice.provider}"
+            options.append(LLMOption(provider=choice.provider, model=choice.model, label=label))
+        return options
+
+    def use_llm(self, choice: LLMChoice) -> LLM:
+        """Answer with another model from now on, for every session of this process. The new model is
+        loaded before the old one is let go, so a failure (raised) leaves the current model in place."""
+        with self._llm_lock:
+            previous_state = self._llm_state
+            self._llm_state = "loading"
+            try:
+                llm = build_llm(self.settings, choice)
+            except Exception:
+                self._llm_state = previous_state
+                raise
+            self._llm, self._choice = llm, choice
+            self._llm_state, self._llm_error = "ready", None
+            return llm
+
+    def _ollama_models(self) -> list[str]:
+        listed_at, tags = self._ollama_listed
+        if time.monotonic() - listed_at > OLLAMA_LIST_TTL_S:
+            tags = ollama_models(self.settings.ollama_host)
+            self._ollama_listed = (time.monotonic(), tags)
+        return tags
 
     def models(self) -> ModelInfo:
         return ModelInfo(
@@ -244,10 +323,11 @@ class RagService:
         bm25_weight: float | None = None,
         rerank: bool = True,
         client_id: str | None = None,
+        top_k: int | None = None,
     ) -> AnswerStream:
         """`client_id` keys the rate limit (the app passes its browser session); else `session_id` does."""
         self._require_current_index()
-        return self.answerer.ask(question, session_id, bm25_weight, rerank, client_id)
+        return self.answerer.ask(question, session_id, bm25_weight, rerank, client_id, top_k)
 
     def ask(
         self,
@@ -256,8 +336,9 @@ class RagService:
         bm25_weight: float | None = None,
         rerank: bool = True,
         client_id: str | None = None,
+        top_k: int | None = None,
     ) -> Answer:
-        return self.remember_turn(self.ask_stream(question, session_id, bm25_weight, rerank, client_id).result())
+        return self.remember_turn(self.ask_stream(question, session_id, bm25_weight, rerank, client_id, top_k).result())
 
     def export_conversation(self, session_id: str) -> str | None:
         """The conversation as Markdown with its citations; None when no such conversation exists."""

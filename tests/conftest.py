@@ -11,6 +11,14 @@ TEST_LLM = "qwen2.5-coder-0.5b"
 TINY_RERANKER_DIR = Path(__file__).parent / "fixtures" / "flashrank"
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--readme-screenshot",
+        action="store_true",
+        help="the browser tests also write the README's docs/screenshot.png (make screenshot)",
+    )
+
+
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A fresh data directory, with the embedded 0.5B test model selected and no reranker installed

@@ -8,13 +8,15 @@ from typing import Any
 
 import streamlit as st
 
-from rag.citations import citation_note
 from rag.conversation_export import LOW_CONFIDENCE_NOTE
-from ragchat.schemas import Answer, Citation, DocumentRecord, GuardrailOutcome, Hit
+from ragchat.schemas import Answer, DocumentRecord, GuardrailOutcome, Hit
 from ragchat.service import RagService
 from ui import ingest_panel
-from ui.common import calm_errors, duration, get_service, shorten
+from ui.citations import render_citation_chips
+from ui.common import calm_errors, calm_notice, duration, get_service, shorten
+from ui.copy_button import copy_button
 from ui.memory_panel import render_memory_panel
+from ui.settings_panel import init_settings, render_model_status, render_settings, retrieval_options
 
 log = logging.getLogger("ragchat.app")
 
@@ -24,6 +26,10 @@ GUARDRAIL_ICONS = {
     "injection": ":material/shield:",
     "rate_limit": ":material/timer:",
 }
+
+EMPTY_STEPS = """1. **Add documents**: PDF, TXT or Markdown, in the sidebar, then press **Index files**.
+2. **Ask** in the box below (Enter sends). Answers cite the file and page; click a source to read the passage.
+3. **Tell it about yourself**, e.g. "I'm a Project Finance Analyst.": it is noted in the **Memory** panel."""
 
 Message = dict[str, Any]
 
@@ -36,8 +42,7 @@ def init_state(service: RagService) -> None:
     st.session_state.setdefault("session_id", service.conversations.new_session_id())
     # The rate limit's key: this browser session, which "New conversation" does not reset.
     st.session_state.setdefault("client_id", uuid.uuid4().hex)
-    st.session_state.setdefault("bm25_weight", service.settings.bm25_weight)
-    st.session_state.setdefault("rerank", True)
+    init_settings(service)
     st.session_state.setdefault("notice", None)
     ingest_panel.init_state(service)
 
@@ -132,43 +137,16 @@ def _assistant_message(answer: Answer) -> Message:
     }
 
 
-def render_retrieval_settings(service: RagService) -> None:
-    st.subheader("Retrieval")
-    st.slider(
-        "Keyword (BM25) weight",
-        min_value=0.0,
-        max_value=1.0,
-        step=0.05,
-        key="bm25_weight",
-        help="Share of keyword matching in the ranking: 0 uses meaning (embeddings) only, 1 keywords only.",
-    )
-    label = service.models().reranker
-    if label.startswith("none"):
-        # Shown off and disabled, never as a switched-on control that does nothing.
-        st.toggle("Rerank with the cross-encoder", value=False, disabled=True, key="rerank_unavailable")
-        st.caption(f"Reranker: {label}")
-    else:
-        st.toggle("Rerank with the cross-encoder", key="rerank", help=label)
-
-
-def render_models(service: RagService) -> None:
-    st.subheader("Models")
-    with calm_errors("Reading model information"):
-        info = service.models()
-        st.markdown(f"**LLM:** {info.llm}  \n**Embedder:** {info.embedder}  \n**Reranker:** {info.reranker}")
 
 
 # ----------------------------------------------------------------------------- chat
 
 
-def render_sources(citations: list[Citation]) -> None:
-    with st.expander(f"Sources ({len(citations)})"):
-        for citation in citations:
-            line = f"**[{citation.marker}]** {citation.source} — {citation.locator}"
-            if note := citation_note(citation):
-                line += f"  \n_{note}_"
-            st.markdown(line)
-            st.markdown(_blockquote(citation.snippet))
+def render_sources(answer: Answer) -> None:
+    """One row under an answer: a copy button and a chip per cited source."""
+    with st.container(horizontal=True, vertical_alignment="center", gap="small"):
+        copy_button(answer.answer, identity=f"{answer.session_id}\n{answer.question}\n{answer.timings_ms}")
+        render_citation_chips(answer.citations)
 
 
 def render_guardrail(outcome: GuardrailOutcome) -> None:
@@ -195,8 +173,7 @@ def render_answer_details(answer: Answer, candidates: list[Hit]) -> None:
         st.caption(f"Searched for: *{answer.search_query}*")
     if not answer.refused:
         render_support(answer)
-    if answer.citations and not answer.refused:
-        render_sources(answer.citations)
+        render_sources(answer)
     if answer.memory_used and not answer.refused:
         render_memory_used(answer)
     if candidates:
@@ -235,11 +212,25 @@ def render_candidates(candidates: list[Hit], reranker: str) -> None:
         st.dataframe(rows, hide_index=True, width="stretch")
 
 
+def render_empty_state(documents: list[DocumentRecord]) -> None:
+    """Before the first message: what to do next (no documents yet), or what can be asked."""
+    if st.session_state.messages:
+        return
+    if not documents:
+        st.info(EMPTY_STATE, icon=":material/upload_file:")
+        st.markdown(EMPTY_STEPS)
+        return
+    names = ", ".join(d.source for d in documents[:3])
+    if len(documents) > 3:
+        names += f" and {len(documents) - 3} more"
+    st.caption(f"Ask about {names} in the box below. Answers cite the file and page; click a source to check it.")
+
+
 def render_history(messages: list[Message]) -> None:
     for message in messages:
         with st.chat_message(message["role"]):
             if message.get("failed"):
-                st.error(message["content"])
+                calm_notice(message["content"])
                 continue
             answer = Answer.model_validate(message["answer"]) if message.get("answer") else None
             if answer is not None and answer.guardrail is not None:
@@ -258,9 +249,8 @@ def answer_question(service: RagService, question: str) -> Message:
             stream = service.ask_stream(
                 question,
                 session_id=st.session_state.session_id,
-                bm25_weight=st.session_state.bm25_weight,
-                rerank=st.session_state.rerank,
                 client_id=st.session_state.client_id,
+                **retrieval_options(),
             )
             if stream.guardrail is not None:
                 render_guardrail(stream.guardrail)
@@ -272,7 +262,7 @@ def answer_question(service: RagService, question: str) -> Message:
         except Exception as exc:
             log.exception("answering failed")
             content = f"Could not answer: {exc}"
-            st.error(content)
+            calm_notice(content)
             return {"role": "assistant", "content": content, "failed": True}
         streamed_text = streamed if isinstance(streamed, str) else ""
         if answer.answer.strip() != streamed_text.strip():
@@ -304,10 +294,6 @@ def _timing_text(answer: Answer) -> str:
     return " · ".join(filter(None, [*parts, total]))
 
 
-def _blockquote(text: str) -> str:
-    return "\n".join(f"> {line}" if line.strip() else ">" for line in text.splitlines() or [""])
-
-
 # ----------------------------------------------------------------------------- page
 
 
@@ -320,7 +306,7 @@ def render() -> None:
         service = get_service()
     except Exception as exc:
         log.exception("starting the service failed")
-        st.error(f"ragchat could not start: {exc}")
+        calm_notice(f"ragchat could not start: {exc}")
         return
     init_state(service)
 
@@ -334,11 +320,10 @@ def render() -> None:
             render_documents(service, documents)
         with calm_errors("Loading conversations"):
             render_conversations(service)
-        with calm_errors("Reading retrieval settings"):
-            render_retrieval_settings(service)
+        with calm_errors("Reading the settings"):
+            render_settings(service)
 
-    if not documents:
-        st.info(EMPTY_STATE)
+    render_empty_state(documents)
     render_history(st.session_state.messages)
     prompt = "Ask a question about your documents" if documents else "Tell me about yourself, or upload a document"
     question = st.chat_input(prompt)
@@ -351,5 +336,6 @@ def render() -> None:
     with st.sidebar:
         with calm_errors("Reading memory"):
             render_memory_panel(service)
-        render_models(service)
+        with calm_errors("Reading the model status"):
+            render_model_status(service)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -34,9 +35,19 @@ def _preload_llm(service: RagService) -> None:
         log.exception("preloading the LLM failed; the first question will report it")
 
 
+FAILURE_ICON = ":material/error_outline:"
+_MARKDOWN_SPECIALS = re.compile(r"([\\`*_{}\[\]<>#|~$])")
+
+
+def calm_notice(message: str) -> None:
+    """A failure as one plain sentence in a notice: what did not work and why. Nothing was lost, so
+    it is a warning, not an alarm; the traceback is in the server log."""
+    st.warning(message, icon=FAILURE_ICON)
+
+
 @contextmanager
 def calm_errors(action: str) -> Iterator[None]:
-    """Show a failure as one short st.error line; the full traceback goes to the server log only.
+    """Show a failure as a calm notice; the full traceback goes to the server log only.
 
     Streamlit's own rerun/stop signals derive from BaseException and pass through untouched.
     """
@@ -44,7 +55,12 @@ def calm_errors(action: str) -> Iterator[None]:
         yield
     except Exception as exc:
         log.exception("%s failed", action)
-        st.error(f"{action} failed: {exc}")
+        calm_notice(f"{action} did not work: {exc}")
+
+
+def escape_markdown(text: str) -> str:
+    """Text from a file name or a document shown literally where Streamlit renders Markdown (labels)."""
+    return _MARKDOWN_SPECIALS.sub(r"\\\1", text)
 
 
 def shorten(text: str, limit: int) -> str:

@@ -1,5 +1,6 @@
-"""Choose and build the LLM from settings. `auto`: Ollama when it answers and has the model, else
-the embedded llama.cpp model. The choice is never silent: the returned LLM's label says what runs."""
+"""Choose and build the LLM from settings (or from a choice made in the app). `auto`: Ollama when it
+answers and has the model, else the embedded llama.cpp model. The choice is never silent: the
+returned LLM's label says what runs."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from rag.llm.llamacpp import LlamaCppLLM
 from rag.llm.ollama_provider import DEFAULT_OLLAMA_MODEL, OllamaLLM, ollama_has_model
 from rag.llm.openai_compat import OpenAICompatLLM
 from rag.packaged_models import DEFAULT_APP_GGUF, PACKAGED_GGUFS, ensure_gguf
+from ragchat.schemas import LLMChoice
 from ragchat.settings import Settings
 
 
@@ -27,21 +29,36 @@ def resolve_gguf(model: str | None, model_dir: Path) -> tuple[Path, str]:
     )
 
 
-def build_llm(settings: Settings) -> LLM:
+def resolve_llm(settings: Settings) -> LLMChoice:
+    """Which provider and model the settings select; `auto` asks Ollama (0.5 s at most) whether it
+    serves the model, and `note` says why it fell back to the embedded one."""
     provider = settings.llm_provider
     if provider == "openai":
         if not settings.llm_model:
             raise LLMError("RAGCHAT_LLM_MODEL must name the served model for the openai provider.")
-        return OpenAICompatLLM(settings.openai_base_url, settings.llm_model, settings.openai_api_key)
+        return LLMChoice(provider="openai", model=settings.llm_model)
     ollama_model = settings.llm_model or DEFAULT_OLLAMA_MODEL
-    if provider == "ollama":
-        return OllamaLLM(settings.ollama_host, ollama_model)
-    if provider == "auto" and ollama_has_model(settings.ollama_host, ollama_model):
-        return OllamaLLM(settings.ollama_host, ollama_model)
-    gguf_model = settings.llm_model if provider == "llamacpp" else _auto_gguf_name(settings.llm_model)
-    path, label = resolve_gguf(gguf_model, settings.model_dir)
-    if provider == "auto":
-        label += f" (auto: no Ollama serving {ollama_model} at {settings.ollama_host})"
+    if provider == "ollama" or (provider == "auto" and ollama_has_model(settings.ollama_host, ollama_model)):
+        return LLMChoice(provider="ollama", model=ollama_model)
+    if provider == "llamacpp":
+        return LLMChoice(provider="llamacpp", model=settings.llm_model or DEFAULT_APP_GGUF)
+    return LLMChoice(
+        provider="llamacpp",
+        model=_auto_gguf_name(settings.llm_model) or DEFAULT_APP_GGUF,
+        note=f"auto: no Ollama serving {ollama_model} at {settings.ollama_host}",
+    )
+
+
+def build_llm(settings: Settings, choice: LLMChoice | None = None) -> LLM:
+    """The LLM for `choice` (default: what the settings select). Its label says what runs."""
+    choice = choice or resolve_llm(settings)
+    if choice.provider == "openai":
+        return OpenAICompatLLM(settings.openai_base_url, choice.model, settings.openai_api_key)
+    if choice.provider == "ollama":
+        return OllamaLLM(settings.ollama_host, choice.model)
+    path, label = resolve_gguf(choice.model, settings.model_dir)
+    if choice.note:
+        label += f" ({choice.note})"
     return LlamaCppLLM(path, label, n_ctx=settings.llm_context, threads=settings.llm_threads)
 
 

@@ -13,14 +13,19 @@ from rag.llm.base import LLM, ChatMessage, LLMError
 DEFAULT_OLLAMA_MODEL = "llama3.2"
 
 
-def ollama_has_model(host: str, model: str, timeout_s: float = 0.5) -> bool:
-    """True when an Ollama server answers at `host` and lists `model` (tag optional)."""
+def ollama_models(host: str, timeout_s: float = 0.5) -> list[str]:
+    """The model tags an Ollama server at `host` lists; empty when none answers."""
     try:
         response = requests.get(f"{host.rstrip('/')}/api/tags", timeout=timeout_s)
         response.raise_for_status()
-        names = {m.get("name", "") for m in response.json().get("models", [])}
-    except (requests.RequestException, ValueError):
-        return False
+        return [str(m["name"]) for m in response.json().get("models", []) if m.get("name")]
+    except (requests.RequestException, ValueError, TypeError, AttributeError):
+        return []
+
+
+def ollama_has_model(host: str, model: str, timeout_s: float = 0.5) -> bool:
+    """True when an Ollama server answers at `host` and lists `model` (tag optional)."""
+    names = set(ollama_models(host, timeout_s))
     wanted = model if ":" in model else f"{model}:latest"
     return wanted in names or model in names
 

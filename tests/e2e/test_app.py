@@ -11,7 +11,7 @@ from pathlib import Path
 
 import streamlit as st
 from streamlit.testing.v1 import AppTest
-from streamlit.testing.v1.element_tree import Block
+from streamlit.testing.v1.element_tree import Block, Node
 
 from ragchat.settings import PROJECT_ROOT
 from tests.fixtures import write_report_pdf
@@ -36,6 +36,16 @@ def wait_for_ingest(at: AppTest, polls: int = 240) -> None:
     raise AssertionError("the ingest did not finish")
 
 
+def _popovers(node: Node) -> list[Block]:
+    """Every st.popover under a node (AppTest has no accessor for them): the citation chips."""
+    found: list[Block] = []
+    for child in getattr(node, "children", {}).values():
+        if isinstance(child, Block) and child.type == "popover":
+            found.append(child)
+        found += _popovers(child)
+    return found
+
+
 def test_upload_ask_and_cite(home: Path, tmp_path: Path) -> None:
     # st.cache_resource lives for the whole process: drop any RagService built for another home.
     st.cache_resource.clear()
@@ -52,6 +62,7 @@ def test_upload_ask_and_cite(home: Path, tmp_path: Path) -> None:
     wait_for_ingest(at)
     assert not at.exception
     assert not at.error, [e.value for e in at.error]
+    assert not at.warning, [w.value for w in at.warning]  # failures show as calm notices (warnings)
     sidebar = _texts(at.sidebar)
     assert "report.pdf" in sidebar and "3 pages" in sidebar
     assert any("report.pdf" in s.value and "indexed" in s.value for s in at.sidebar.success)
@@ -59,15 +70,17 @@ def test_upload_ask_and_cite(home: Path, tmp_path: Path) -> None:
     at.chat_input[0].set_value(QUESTION).run()
     assert not at.exception
     assert not at.error, [e.value for e in at.error]
+    assert not at.warning, [w.value for w in at.warning]
     assistant = [m for m in at.chat_message if m.name == "assistant"]
     assert len(assistant) == 1
     assert "8.15" in _texts(assistant[0])
 
-    sources = [e for e in at.expander if e.label.startswith("Sources")]
-    assert len(sources) == 1
-    cited = _texts(sources[0])
-    assert "report.pdf" in cited
-    assert "p. 2" in cited
+    # One chip per citation, labelled with the file and page; it holds the cited passage.
+    chips = _popovers(assistant[0])
+    assert chips, "no citation chips under the answer"
+    chip = next(c for c in chips if "report.pdf · p. 2" in c.proto.popover.label)
+    cited = _texts(chip)
+    assert "report.pdf" in cited and "p. 2" in cited and "8.15" in cited
 
     # The model that answered is now named in the sidebar, not "not loaded yet".
     assert "qwen2.5-coder-0.5b" in _texts(at.sidebar)

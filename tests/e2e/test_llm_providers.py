@@ -3,10 +3,7 @@ xllamacpp's own server, and the Ollama client against a 127.0.0.1 server speakin
 
 from __future__ import annotations
 
-import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -18,6 +15,7 @@ from rag.llm.ollama_provider import OllamaLLM
 from rag.llm.openai_compat import OpenAICompatLLM
 from ragchat.settings import get_settings
 from tests.conftest import TEST_LLM
+from tests.ollama_fake import REPLY_WORDS, FakeOllama
 
 PROMPT = [ChatMessage(role="user", content="Reply with the single word: ready")]
 
@@ -42,58 +40,23 @@ def test_openai_compatible_server(llamacpp: LlamaCppLLM) -> None:
         list(OpenAICompatLLM("http://127.0.0.1:9/v1", model="x", timeout_s=2).stream(PROMPT, 8, 0.0))
 
 
-class _OllamaHandler(BaseHTTPRequestHandler):
-    """Just enough of Ollama's documented API: GET /api/tags, POST /api/chat (NDJSON stream)."""
-
-    def log_message(self, *args: object) -> None:
-        del args
-
-    def _send(self, lines: Iterator[dict]) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "application/x-ndjson")
-        self.end_headers()
-        for line in lines:
-            self.wfile.write(json.dumps(line).encode() + b"\n")
-            self.wfile.flush()
-
-    def do_GET(self) -> None:
-        self._send(iter([{"models": [{"name": "llama3.2:latest", "model": "llama3.2:latest"}]}]))
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        self.server.requests.append(body)  # type: ignore[attr-defined]
-        words = ["Hello", " from", " ollama"]
-        done = {"model": body["model"], "message": {"role": "assistant", "content": ""}, "done": True}
-        self._send(
-            iter(
-                [{"model": body["model"], "message": {"role": "assistant", "content": w}, "done": False} for w in words]
-                + [done]
-            )
-        )
-
-
 @pytest.fixture
-def ollama_server() -> Iterator[ThreadingHTTPServer]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _OllamaHandler)
-    server.requests = []  # type: ignore[attr-defined]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
+def ollama_server() -> Iterator[FakeOllama]:
+    with FakeOllama() as server:
+        yield server
 
 
 def test_ollama_client_streams_and_auto_prefers_a_serving_ollama(
-    ollama_server: ThreadingHTTPServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    ollama_server: FakeOllama, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    host = f"http://127.0.0.1:{ollama_server.server_port}"
-    monkeypatch.setenv("OLLAMA_HOST", host)
+    monkeypatch.setenv("OLLAMA_HOST", ollama_server.host)
     monkeypatch.setenv("RAGCHAT_LLM_PROVIDER", "auto")
     monkeypatch.delenv("RAGCHAT_LLM_MODEL", raising=False)
     llm = build_llm(get_settings())
     assert isinstance(llm, OllamaLLM) and "llama3.2" in llm.label
-    assert list(llm.stream(PROMPT, max_tokens=8, temperature=0.0)) == ["Hello", " from", " ollama"]
-    request = ollama_server.requests[0]  # type: ignore[attr-defined]
+    assert list(llm.stream(PROMPT, max_tokens=8, temperature=0.0)) == REPLY_WORDS
+    request = ollama_server.requests[0]
     assert request["options"] == {"temperature": 0.0, "num_predict": 8}
 
 

@@ -9,12 +9,10 @@ import pytest
 
 from rag.answerer import Answerer
 from rag.conversations import ConversationStore
-from rag.guardrails import INJECTION_MESSAGE, Guardrails
+from rag.guardrails import INJECTION_MESSAGE
 from rag.query_log import QueryLog
-from rag.rate_limit import RateLimiter
-from rag.support import SupportChecker
-from ragchat.schemas import ModelInfo
 from ragchat.settings import get_settings
+from tests.answerer_parts import build_answerer
 from tests.recording_llm import RecordingLLM
 
 
@@ -25,20 +23,9 @@ class NoRetrieval:
 
 @pytest.fixture
 def parts(tmp_path: Path) -> tuple[Answerer, RecordingLLM, Path]:
-    db = tmp_path / "ragchat.sqlite3"
     settings = get_settings(home=tmp_path, max_question_chars=100, rate_limit_per_minute=2)
     llm = RecordingLLM("unused")
-    answerer = Answerer(
-        settings,
-        NoRetrieval(),  # type: ignore[arg-type]
-        ConversationStore(db),
-        lambda: llm,
-        lambda: ModelInfo(llm="recording", embedder="e", reranker="none"),
-        Guardrails(settings.max_question_chars, RateLimiter(db, settings.rate_limit_per_minute)),
-        SupportChecker(None, settings.support_min_overlap, settings.support_min_similarity),
-        QueryLog(db),
-    )
-    return answerer, llm, db
+    return build_answerer(settings, NoRetrieval(), lambda: llm), llm, settings.db_path
 
 
 def test_stopped_questions_reach_neither_retrieval_nor_the_model(parts: tuple[Answerer, RecordingLLM, Path]) -> None:

@@ -1,0 +1,75 @@
+"""Which model the settings select (no model is loaded here), what Ollama lists, whether a packaged
+model is installed, and the per-question top k reaching retrieval."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rag.llm.base import LLMError
+from rag.llm.factory import resolve_llm
+from rag.llm.ollama_provider import ollama_models
+from rag.packaged_models import DEFAULT_APP_GGUF, PACKAGED_GGUFS, gguf_installed
+from ragchat.schemas import Retrieval
+from ragchat.settings import REFUSAL_TEXT, get_settings
+from tests.answerer_parts import build_answerer
+from tests.ollama_fake import FakeOllama
+
+CLOSED = "http://127.0.0.1:9"  # nothing listens on the discard port
+
+
+def test_explicit_providers_are_taken_as_given() -> None:
+    choice = resolve_llm(get_settings(llm_provider="llamacpp", llm_model="qwen2.5-coder-0.5b"))
+    assert (choice.provider, choice.model, choice.note) == ("llamacpp", "qwen2.5-coder-0.5b", "")
+    assert resolve_llm(get_settings(llm_provider="llamacpp", llm_model=None)).model == DEFAULT_APP_GGUF
+    assert resolve_llm(get_settings(llm_provider="ollama", ollama_host=CLOSED)).key == "ollama:llama3.2"
+    assert resolve_llm(get_settings(llm_provider="openai", llm_model="served")).key == "openai:served"
+    with pytest.raises(LLMError, match="must name the served model"):
+        resolve_llm(get_settings(llm_provider="openai", llm_model=None))
+
+
+def test_auto_takes_ollama_only_when_it_serves_the_model() -> None:
+    fallback = resolve_llm(get_settings(llm_provider="auto", llm_model=None, ollama_host=CLOSED))
+    assert fallback.key == f"llamacpp:{DEFAULT_APP_GGUF}"
+    assert fallback.note == f"auto: no Ollama serving llama3.2 at {CLOSED}"
+    with FakeOllama(models=("llama3.2:latest", "qwen2.5:7b")) as ollama:
+        assert ollama_models(ollama.host) == ["llama3.2:latest", "qwen2.5:7b"]
+        served = resolve_llm(get_settings(llm_provider="auto", llm_model=None, ollama_host=ollama.host))
+        assert served.key == "ollama:llama3.2" and served.note == ""
+        # An Ollama tag it does not serve: the embedded default, not a tag llama.cpp cannot load.
+        other = resolve_llm(get_settings(llm_provider="auto", llm_model="mistral", ollama_host=ollama.host))
+        assert other.key == f"llamacpp:{DEFAULT_APP_GGUF}"
+    assert ollama_models(CLOSED) == []
+
+
+def test_a_packaged_model_is_installed_when_assembled_or_its_parts_are_there(tmp_path: Path) -> None:
+    # Nothing is assembled in tmp_path: the 0.5B counts because `make models` installed its part packages.
+    assert gguf_installed("qwen2.5-coder-0.5b", tmp_path)
+    big = PACKAGED_GGUFS["qwen2.5-coder-1.5b"]
+    (tmp_path / big.filename).write_bytes(b"")  # an assembled file counts whatever packages are installed
+    assert gguf_installed(big.name, tmp_path)
+
+
+class _RecordingRetriever:
+    """Returns nothing (so no model is asked) and keeps the k it was asked for."""
+
+    def __init__(self) -> None:
+        self.asked: list[int] = []
+
+    def search(self, query: str, k: int, bm25_weight: float, rerank: bool) -> Retrieval:
+        self.asked.append(k)
+        return Retrieval(query=query, hits=[], candidates=[], bm25_weight=bm25_weight, fusion="convex", reranker="none")
+
+
+def test_top_k_per_question_reaches_retrieval(tmp_path: Path) -> None:
+    settings = get_settings(home=tmp_path, top_k=4)
+    retriever = _RecordingRetriever()
+
+    def no_llm() -> None:
+        raise AssertionError("no model is needed when nothing was retrieved")
+
+    answerer = build_answerer(settings, retriever, no_llm)  # type: ignore[arg-type]
+    assert answerer.ask("What was the Q2 revenue?", top_k=2).result().answer == REFUSAL_TEXT
+    answerer.ask("What was the Q2 revenue?").result()
+    assert retriever.asked == [2, 4]

@@ -1,0 +1,137 @@
+"""The sidebar's settings panel and model status.
+
+Settings: the answering model (the packaged GGUFs that are installed, and Ollama's models when a
+server answers; switching goes through RagService.use_llm and applies to the whole app), and the
+retrieval controls kept per browser session and sent with each question (BM25 weight, top k,
+reranker on/off). The status line says which models run and whether the LLM is loaded, loading or
+failed, and why.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import streamlit as st
+
+from ragchat.schemas import LLMChoice, LLMOption, LLMStatus
+from ragchat.service import RagService
+from ui.common import FAILURE_ICON, calm_notice
+
+log = logging.getLogger("ragchat.app")
+
+TOP_K_MAX = 10
+STATUS_POLL_S = 2  # while the model loads, the status line refreshes itself this often
+_BADGES = {
+    "ready": ("Ready", "green", ":material/check_circle:"),
+    "loading": ("Loading…", "orange", ":material/hourglass_top:"),
+    "not loaded": ("Not loaded yet", "gray", ":material/pending:"),
+    "failed": ("Not available", "red", FAILURE_ICON),
+}
+
+
+def init_settings(service: RagService) -> None:
+    st.session_state.setdefault("bm25_weight", service.settings.bm25_weight)
+    st.session_state.setdefault("top_k", max(1, min(service.settings.top_k, TOP_K_MAX)))
+    st.session_state.setdefault("rerank", True)
+
+
+def retrieval_options() -> dict[str, Any]:
+    """This session's retrieval settings, as RagService.ask_stream takes them."""
+    return {
+        "bm25_weight": st.session_state.bm25_weight,
+        "rerank": st.session_state.rerank,
+        "top_k": st.session_state.top_k,
+    }
+
+
+def render_settings(service: RagService) -> None:
+    with st.expander("Settings", icon=":material/tune:"):
+        if notice := st.session_state.pop("settings_notice", None):
+            calm_notice(notice)
+        render_model_choice(service)
+        render_retrieval_settings(service)
+
+
+def render_model_choice(service: RagService) -> None:
+    """A select box of the models that can answer; choosing one loads it (seconds) for everyone."""
+    options = service.llm_options()
+    status = service.llm_status()
+    usable = {o.key: o for o in options if o.available}
+    keys = list(usable) if status.key in usable or not status.key else [status.key, *usable]
+    # The model is one per server process, so another tab may have switched it: follow it.
+    if st.session_state.get("llm_seen") != status.key:
+        st.session_state.llm_seen = status.key
+        if status.key in keys:
+            st.session_state.llm_choice = status.key
+    chosen = st.selectbox(
+        "Answering model",
+        keys,
+        format_func=lambda key: usable[key].label if key in usable else f"{status.label} (not available)",
+        key="llm_choice",
+        help="Applies to everyone using this app. Loading a model takes a few seconds.",
+    )
+    for option in options:
+        if not option.available:
+            st.caption(f"{option.model}: {option.hint}")
+    if chosen and chosen != status.key and chosen in usable:
+        switch_model(service, usable[chosen], status)
+
+
+def switch_model(service: RagService, option: LLMOption, current: LLMStatus) -> None:
+    with st.spinner(f"Loading {option.model}…"):
+        try:
+            service.use_llm(LLMChoice(provider=option.provider, model=option.model))
+        except Exception as exc:
+            log.exception("switching to %s failed", option.key)
+            st.session_state.settings_notice = (
+                f"Could not switch to {option.model}: {exc}. Still answering with {current.label}."
+            )
+            st.session_state.llm_seen = None  # the select box goes back to the model in use
+    st.rerun()
+
+
+def render_retrieval_settings(service: RagService) -> None:
+    st.markdown("**Retrieval**")
+    st.slider(
+        "Keyword (BM25) weight",
+        min_value=0.0,
+        max_value=1.0,
+        step=0.05,
+        key="bm25_weight",
+        help="Share of keyword matching in the ranking: 0 uses meaning (embeddings) only, 1 keywords only.",
+    )
+    st.slider(
+        "Passages given to the model (top k)",
+        min_value=1,
+        max_value=TOP_K_MAX,
+        key="top_k",
+        help="More passages can answer broader questions; each one makes the prompt longer, so the "
+        "answer starts later. Passages beyond the prompt's token budget are left out.",
+    )
+    label = service.models().reranker
+    if label.startswith("none"):
+        # Shown off and disabled, never as a switched-on control that does nothing.
+        st.toggle("Rerank with the cross-encoder", value=False, disabled=True, key="rerank_unavailable")
+        st.caption(f"Reranker: {label}")
+    else:
+        st.toggle("Rerank with the cross-encoder", key="rerank", help=label)
+
+
+def render_model_status(service: RagService) -> None:
+    """The models that run; while the LLM loads, the line refreshes itself until it is ready."""
+    if service.llm_status().state in ("loading", "not loaded"):
+        st.fragment(_model_status, run_every=STATUS_POLL_S)(service)
+    else:
+        _model_status(service)
+
+
+def _model_status(service: RagService) -> None:
+    st.subheader("Models")
+    status = service.llm_status()
+    text, color, icon = _BADGES[status.state]
+    st.badge(text, icon=icon, color=color)
+    info = service.models()
+    st.markdown(f"**LLM:** {status.label}  \n**Embedder:** {info.embedder}  \n**Reranker:** {info.reranker}")
+    if status.error:
+        st.caption(f"The model could not be loaded: {status.error}")
