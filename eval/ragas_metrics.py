@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import Awaitable, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from eval.results import MetricValue
@@ -90,10 +91,21 @@ class RagasScorer:
         return scores
 
 
+def _run_coroutine(make: Callable[[], Awaitable[Any]]) -> Any:
+    """asyncio.run, or the same in a worker thread when this thread already runs an event loop (a
+    caller inside async code, Playwright's sync API): asyncio.run refuses to nest."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(_awaited(make))
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, _awaited(make)).result()
+
+
 def outcome(make: Callable[[], Awaitable[Any]]) -> MetricValue:
     """Run one ragas coroutine; a number, or None with why (exception, timeout, NaN)."""
     try:
-        result = asyncio.run(_awaited(make))
+        result = _run_coroutine(make)
     except Exception as exc:  # one metric on one question must not end the run
         return MetricValue(note=_why(exc))
     value = getattr(result, "value", result)
