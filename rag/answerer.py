@@ -23,7 +23,8 @@ from rag.citations import is_refusal, resolve_citations
 from rag.context_budget import fit_hits, source_budget
 from rag.conversations import ConversationStore
 from rag.guardrails import Guardrails
-from rag.llm.base import LLM, ChatMessage, LLMError
+from rag.llm.base import LLM, ChatMessage, LLMError, QueueListener
+from rag.llm.generation_queue import QueueWait
 from rag.prompting import SYSTEM_PROMPT, build_memory_messages, build_messages, format_memory
 from rag.query_log import QueryLog
 from rag.query_rewriter import HISTORY_TURNS, fallback_query, rewrite_query
@@ -70,6 +71,13 @@ class AnswerStream:
             error = str(exc)
         self._answer = self._finish("".join(parts), error)
 
+    def close(self) -> None:
+        """Stop generating: the consumer left before the end (a Streamlit rerun). The model's slot is
+        freed at once rather than when the garbage collector finds the abandoned generator."""
+        close = getattr(self._source, "close", None)
+        if close is not None:
+            close()
+
     def result(self) -> Answer:
         if self._answer is None:
             for _ in self.tokens():
@@ -109,14 +117,18 @@ class Answerer:
         rerank: bool = True,
         client_id: str | None = None,
         top_k: int | None = None,
+        on_queued: QueueListener | None = None,
     ) -> AnswerStream:
         """Guardrails → rewrite a follow-up (only with history) → retrieve the top k (default: settings)
         → refuse without the LLM when nothing is relevant → stream an answer from the chunks that fit
         the context budget.
 
-        The rate limit is kept per `client_id` (the app's browser session), else per `session_id`."""
+        The rate limit is kept per `client_id` (the app's browser session), else per `session_id`.
+        `on_queued` hears the question's place while it waits for a busy model (the rewrite, then the
+        answer); the time spent waiting is `timings_ms["queue_wait_ms"]`."""
         started = time.perf_counter()
         timings: dict[str, float] = {}
+        queue_wait = QueueWait(on_queued)
         stopped = self._guardrails.check(question, client_id or session_id)
         timings["guardrails_ms"] = _ms(started)
         if stopped is not None:
@@ -129,7 +141,7 @@ class Answerer:
         if history:
             mark = time.perf_counter()
             try:
-                search_query = rewrite_query(self._load_llm(timings), question, history)
+                search_query = rewrite_query(self._load_llm(timings), question, history, queue_wait)
             except Exception as exc:  # model missing, server down: still search, and let generation report it
                 log.warning("query rewriting failed (%s); searching with the previous query added", exc)
                 search_query = fallback_query(question, history)
@@ -150,6 +162,7 @@ class Answerer:
 
         def finish(text: str, error: str | None) -> Answer:
             refused = (not hits and not from_memory) or (error is None and is_refusal(text))
+            incomplete = error is not None and bool(text.strip()) and not refused
             support: list[SentenceSupport] = []  # checked only for an answer from the sources
             if refused:
                 answer_text, citations = REFUSAL_TEXT, []
@@ -163,6 +176,7 @@ class Answerer:
                 support = self._support.check(answer_text, citations, hits)
                 timings["support_ms"] = _ms(mark)
             score = confidence(support)
+            timings["queue_wait_ms"] = round(queue_wait.seconds * 1000, 1)
             timings["total_ms"] = _ms(started)
             answer = Answer(
                 question=question,
@@ -177,6 +191,7 @@ class Answerer:
                 timings_ms=timings,
                 models=self._models().model_copy(update={"reranker": retrieval.reranker}),
                 error=error,
+                incomplete=incomplete,
                 hits=retrieval.candidates,
                 memory_used=memory if (hits or from_memory) else MemoryFacts(),
             )
@@ -188,7 +203,7 @@ class Answerer:
             messages = build_messages(question, hits, search_query, memory)
         else:
             return AnswerStream(question, None, finish)
-        return AnswerStream(question, self._generate(messages, started, timings), finish, messages)
+        return AnswerStream(question, self._generate(messages, started, timings, queue_wait), finish, messages)
 
     def _store(self, answer: Answer, given: list[Hit]) -> Answer:
         """Every turn is logged; a turn with a session id is also kept with its conversation (both masked)."""
@@ -275,11 +290,14 @@ class Answerer:
         timings["llm_load_ms"] = timings.get("llm_load_ms", 0.0) + _ms(mark)
         return llm
 
-    def _generate(self, messages: list[ChatMessage], started: float, timings: dict[str, float]) -> Iterator[str]:
+    def _generate(
+        self, messages: list[ChatMessage], started: float, timings: dict[str, float], on_queued: QueueListener
+    ) -> Iterator[str]:
         llm = self._load_llm(timings)
         generation_started = time.perf_counter()
         first = True
-        for token in llm.stream(messages, self._settings.llm_max_tokens, self._settings.llm_temperature):
+        settings = self._settings
+        for token in llm.stream(messages, settings.llm_max_tokens, settings.llm_temperature, on_queued):
             if first:
                 timings["first_token_ms"] = _ms(started)
                 first = False

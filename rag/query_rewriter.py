@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from rag.bm25_tokenizer import tokenize
-from rag.llm.base import LLM, ChatMessage
+from rag.llm.base import LLM, ChatMessage, QueueListener
 from ragchat.schemas import Answer
 
 REWRITE_SYSTEM = (
@@ -32,7 +32,7 @@ REFERENCE_WORDS = frozenset(
 ANSWER_CHARS = 300
 
 
-def rewrite_query(llm: LLM, question: str, history: list[Answer]) -> str:
+def rewrite_query(llm: LLM, question: str, history: list[Answer], on_queued: QueueListener | None = None) -> str:
     if not history:
         return question
     lines: list[str] = []
@@ -42,7 +42,7 @@ def rewrite_query(llm: LLM, question: str, history: list[Answer]) -> str:
             lines.append(f"Assistant: {_shorten(turn.answer)}")
     user = "Conversation:\n" + "\n".join(lines) + f"\n\nFollow-up question: {question}\nStandalone search query:"
     messages = [ChatMessage(role="system", content=REWRITE_SYSTEM), *EXAMPLE, ChatMessage(role="user", content=user)]
-    reply = "".join(llm.stream(messages, max_tokens=64, temperature=0.0))
+    reply = llm.complete(messages, max_tokens=64, temperature=0.0, on_queued=on_queued)
     rewrite = clean_rewrite(reply, question)
     unresolved = set(tokenize(rewrite)) <= set(tokenize(question)) and looks_like_follow_up(question)
     if unresolved or not grounded(rewrite, question, history):

@@ -146,7 +146,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
     """Exit 0 with an answer (or the refusal), 1 when the model failed, 2 when a guardrail stopped the
     question (too long, an injection pattern, the session's rate limit)."""
     service = _service()
-    stream = service.ask_stream(args.question, args.session, top_k=args.k, **_retrieval_flags(args))
+    stream = service.ask_stream(
+        args.question, args.session, top_k=args.k, on_queued=_QueueNotice(), **_retrieval_flags(args)
+    )
     if args.json:
         answer = service.remember_turn(stream.result())
         _print_json(answer.model_dump(mode="json"))
@@ -159,7 +161,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
         print()
         if answer.answer.strip() != raw.strip():
             print(f"\nChecked answer (citations validated): {answer.answer}")
-        if answer.error:
+        if answer.incomplete:
+            print(f"\nThe model stopped before finishing: {answer.error}", file=sys.stderr)
+        elif answer.error:
             print(f"\nThe model stopped early: {answer.error}", file=sys.stderr)
         for c in answer.citations:
             print(f"[{c.marker}] {c.source} · {c.locator}\n    “{c.snippet}”")
@@ -182,6 +186,22 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if answer.guardrail is not None:
         return 2
     return 1 if answer.error else 0
+
+
+class _QueueNotice:
+    """Tells the person on stderr while their question waits for the busy model (once per change)."""
+
+    def __init__(self) -> None:
+        self._told: int | None = None
+
+    def __call__(self, ahead: int) -> None:
+        if ahead == self._told:
+            return
+        self._told = ahead
+        if ahead:
+            print(f"Queued: {ahead} question{'s' if ahead != 1 else ''} ahead of yours…", file=sys.stderr)
+        else:
+            print("The model is answering yours now.", file=sys.stderr)
 
 
 def cmd_logs(args: argparse.Namespace) -> int:

@@ -379,6 +379,10 @@ class Answer(BaseModel):
     timings_ms: dict[str, float] = Field(default_factory=dict)
     models: ModelInfo
     error: str | None = Field(default=None, description="Why the model stopped early, if it did.")
+    incomplete: bool = Field(
+        default=False,
+        description="The model stopped before finishing (error says why): answer is the partial text it wrote.",
+    )
     hits: list[Hit] = Field(default_factory=list, exclude=True)
 
     @computed_field  # in `ask --json`, for scripts that only want the flagged sentences

@@ -26,7 +26,7 @@ from rag.conversation_export import conversation_markdown
 from rag.conversations import ConversationStore
 from rag.embedder import Embedder
 from rag.guardrails import Guardrails
-from rag.llm.base import LLM
+from rag.llm.base import LLM, QueueListener
 from rag.llm.factory import build_llm, resolve_llm
 from rag.llm.ollama_provider import ollama_models
 from rag.packaged_models import PACKAGED_GGUFS, gguf_installed
@@ -324,10 +324,13 @@ class RagService:
         rerank: bool = True,
         client_id: str | None = None,
         top_k: int | None = None,
+        on_queued: QueueListener | None = None,
     ) -> AnswerStream:
-        """`client_id` keys the rate limit (the app passes its browser session); else `session_id` does."""
+        """`client_id` keys the rate limit (the app passes its browser session); else `session_id` does.
+        `on_queued(n)` hears how many generations are ahead while the embedded model is busy (0: its
+        turn came), in the thread that reads the stream."""
         self._require_current_index()
-        return self.answerer.ask(question, session_id, bm25_weight, rerank, client_id, top_k)
+        return self.answerer.ask(question, session_id, bm25_weight, rerank, client_id, top_k, on_queued)
 
     def ask(
         self,
@@ -337,8 +340,10 @@ class RagService:
         rerank: bool = True,
         client_id: str | None = None,
         top_k: int | None = None,
+        on_queued: QueueListener | None = None,
     ) -> Answer:
-        return self.remember_turn(self.ask_stream(question, session_id, bm25_weight, rerank, client_id, top_k).result())
+        stream = self.ask_stream(question, session_id, bm25_weight, rerank, client_id, top_k, on_queued)
+        return self.remember_turn(stream.result())
 
     def export_conversation(self, session_id: str) -> str | None:
         """The conversation as Markdown with its citations; None when no such conversation exists."""

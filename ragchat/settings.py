@@ -70,6 +70,15 @@ class Settings(BaseSettings):
     llm_context: int = 4096
     llm_max_tokens: int = 384
     llm_temperature: float = 0.0
+    llm_queue_limit: int = Field(
+        default=8,
+        ge=0,
+        description="Embedded model: questions that may wait for it at once (it generates one reply at a time); "
+        "more are told the model is busy.",
+    )
+    llm_queue_timeout_s: float = Field(
+        default=300.0, gt=0, description="Embedded model: longest wait in its queue before the question is refused."
+    )
 
     # Embeddings
     embed_model: str = "sentence-transformers/all-MiniLM-L6-v2"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from rag.llm.base import LLM, ChatMessage
+from rag.llm.base import LLM, ChatMessage, QueueListener
 
 
 class RecordingLLM(LLM):
@@ -15,7 +15,13 @@ class RecordingLLM(LLM):
         self.reply = reply
         self.calls: list[list[ChatMessage]] = []
 
-    def stream(self, messages: list[ChatMessage], max_tokens: int, temperature: float) -> Iterator[str]:
+    def stream(
+        self,
+        messages: list[ChatMessage],
+        max_tokens: int,
+        temperature: float,
+        on_queued: QueueListener | None = None,
+    ) -> Iterator[str]:
         self.calls.append(messages)
         yield self.reply
 

@@ -7,7 +7,9 @@ import uuid
 from typing import Any
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
+from rag.answerer import AnswerStream
 from rag.conversation_export import LOW_CONFIDENCE_NOTE
 from ragchat.schemas import Answer, DocumentRecord, GuardrailOutcome, Hit
 from ragchat.service import RagService
@@ -167,7 +169,9 @@ def render_support(answer: Answer) -> None:
 def render_answer_details(answer: Answer, candidates: list[Hit]) -> None:
     """Everything shown under an answer's text: the early-stop warning, the support check, sources,
     how the passages were found, model, confidence and timings."""
-    if answer.error:
+    if answer.incomplete:
+        st.warning(f"The model stopped before finishing: {answer.error}", icon=":material/running_with_errors:")
+    elif answer.error:
         st.warning(f"The model did not finish its answer: {answer.error}")
     if answer.search_query != answer.question:
         st.caption(f"Searched for: *{answer.search_query}*")
@@ -242,14 +246,29 @@ def render_history(messages: list[Message]) -> None:
                 render_answer_details(answer, candidates)
 
 
+def render_queue_notice(slot: DeltaGenerator, ahead: int) -> None:
+    """While the question waits for the busy model: how many are ahead; gone when its turn comes."""
+    if ahead == 0:
+        slot.empty()
+        return
+    noun = "question" if ahead == 1 else "questions"
+    slot.info(
+        f"Queued: {ahead} {noun} ahead of yours… The model answers one question at a time.",
+        icon=":material/hourglass_top:",
+    )
+
+
 def answer_question(service: RagService, question: str) -> Message:
     """Stream the answer, then swap in the checked text (invalid citation markers removed)."""
     with st.chat_message("assistant"):
+        queue_slot = st.empty()
+        stream: AnswerStream | None = None
         try:
             stream = service.ask_stream(
                 question,
                 session_id=st.session_state.session_id,
                 client_id=st.session_state.client_id,
+                on_queued=lambda ahead: render_queue_notice(queue_slot, ahead),
                 **retrieval_options(),
             )
             if stream.guardrail is not None:
@@ -264,6 +283,11 @@ def answer_question(service: RagService, question: str) -> Message:
             content = f"Could not answer: {exc}"
             calm_notice(content)
             return {"role": "assistant", "content": content, "failed": True}
+        finally:
+            if stream is not None:
+                # A rerun (the person clicked or typed meanwhile) stops the script mid-stream: end
+                # the generation now, so the model is free for the next question.
+                stream.close()
         streamed_text = streamed if isinstance(streamed, str) else ""
         if answer.answer.strip() != streamed_text.strip():
             text_slot.markdown(answer.answer)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -18,17 +18,35 @@ class LLMError(RuntimeError):
     """The model could not answer (server down, model missing); the message says why."""
 
 
+QueueListener = Callable[[int], None]
+"""Hears how many generations are ahead of a call waiting for the model, then 0 when its turn comes."""
+
+
 class LLM(ABC):
     """A chat model. `label` is what the UI and `ask --json` report as the model that ran."""
 
     label: str
 
     @abstractmethod
-    def stream(self, messages: list[ChatMessage], max_tokens: int, temperature: float) -> Iterator[str]:
-        """Yield the reply's text as it is generated."""
+    def stream(
+        self,
+        messages: list[ChatMessage],
+        max_tokens: int,
+        temperature: float,
+        on_queued: QueueListener | None = None,
+    ) -> Iterator[str]:
+        """Yield the reply's text as it is generated. A provider that queues its callers (the
+        embedded model: one generation at a time) tells `on_queued` the caller's place while it
+        waits; a server-backed provider queues on the server and never calls it."""
 
-    def complete(self, messages: list[ChatMessage], max_tokens: int, temperature: float) -> str:
-        return "".join(self.stream(messages, max_tokens, temperature))
+    def complete(
+        self,
+        messages: list[ChatMessage],
+        max_tokens: int,
+        temperature: float,
+        on_queued: QueueListener | None = None,
+    ) -> str:
+        return "".join(self.stream(messages, max_tokens, temperature, on_queued))
 
     @abstractmethod
     def complete_json(self, messages: list[ChatMessage], schema: dict[str, Any], max_tokens: int) -> str:

@@ -59,7 +59,14 @@ def build_llm(settings: Settings, choice: LLMChoice | None = None) -> LLM:
     path, label = resolve_gguf(choice.model, settings.model_dir)
     if choice.note:
         label += f" ({choice.note})"
-    return LlamaCppLLM(path, label, n_ctx=settings.llm_context, threads=settings.llm_threads)
+    return LlamaCppLLM(
+        path,
+        label,
+        n_ctx=settings.llm_context,
+        threads=settings.llm_threads,
+        queue_limit=settings.llm_queue_limit,
+        queue_timeout_s=settings.llm_queue_timeout_s,
+    )
 
 
 def _auto_gguf_name(model: str | None) -> str | None:

@@ -8,15 +8,25 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from rag.llm.base import LLM, ChatMessage, LLMError
+from rag.llm.base import LLM, ChatMessage, LLMError, QueueListener
+from rag.llm.generation_queue import GenerationQueue
 
 _DONE = object()
 
 
 class LlamaCppLLM(LLM):
-    """One llama.cpp instance; generations are serialized by a lock (one slot, 2 cores)."""
+    """One llama.cpp instance generating one reply at a time (one slot, 2 cores): callers wait in a
+    first-come, first-served GenerationQueue and hear their place in it."""
 
-    def __init__(self, model_path: Path, label: str, n_ctx: int = 4096, threads: int = 2) -> None:
+    def __init__(
+        self,
+        model_path: Path,
+        label: str,
+        n_ctx: int = 4096,
+        threads: int = 2,
+        queue_limit: int = 8,
+        queue_timeout_s: float = 300.0,
+    ) -> None:
         import xllamacpp
 
         params = xllamacpp.CommonParams()
@@ -27,7 +37,7 @@ class LlamaCppLLM(LLM):
         params.cpuparams_batch.n_threads = threads
         params.verbosity = -1
         self._server = xllamacpp.Server(params)
-        self._lock = threading.Lock()
+        self.queue = GenerationQueue(limit=queue_limit, timeout_s=queue_timeout_s)
         self.label = label
         self.model_path = model_path
         # xllamacpp also serves OpenAI's HTTP API for the loaded model on this 127.0.0.1 address.
@@ -42,16 +52,24 @@ class LlamaCppLLM(LLM):
             "temperature": 0.0,
             "response_format": {"type": "json_schema", "json_schema": {"name": "reply", "schema": schema}},
         }
+        slot = self.queue.acquire()
         try:
-            with self._lock:
-                reply = self._server.handle_chat_completions(request)
+            reply = self._server.handle_chat_completions(request)
         except Exception as exc:
             raise LLMError(f"llama.cpp failed: {exc}") from exc
+        finally:
+            slot.release()
         if not isinstance(reply, dict) or "error" in reply or not reply.get("choices"):
             raise LLMError(f"llama.cpp gave no JSON reply: {str(reply)[:300]}")
         return str(reply["choices"][0]["message"].get("content") or "")
 
-    def stream(self, messages: list[ChatMessage], max_tokens: int, temperature: float) -> Iterator[str]:
+    def stream(
+        self,
+        messages: list[ChatMessage],
+        max_tokens: int,
+        temperature: float,
+        on_queued: QueueListener | None = None,
+    ) -> Iterator[str]:
         request = {
             "messages": [m.model_dump() for m in messages],
             "stream": True,
@@ -61,9 +79,10 @@ class LlamaCppLLM(LLM):
             # system prompt is processed once, not on every question.
             "cache_prompt": True,
         }
+        # Waits here, in the consumer's thread (its listener may update a page), on its first next().
+        slot = self.queue.acquire(on_queued)
         tokens: queue.Queue[Any] = queue.Queue()
         cancelled = threading.Event()
-
         self.last_timings = {}
 
         def on_chunk(chunk: dict[str, Any]) -> bool:
@@ -79,19 +98,26 @@ class LlamaCppLLM(LLM):
 
         def run() -> None:
             try:
-                with self._lock:
-                    self._server.handle_chat_completions(request, on_chunk)
+                self._server.handle_chat_completions(request, on_chunk)
             except Exception as exc:  # surfaced to the consumer below
                 tokens.put(LLMError(f"llama.cpp failed: {exc}"))
             finally:
+                # Generation over: finished, failed, or cancelled because the consumer stopped reading.
+                slot.release()
                 tokens.put(_DONE)
 
         worker = threading.Thread(target=run, name="llamacpp-generate", daemon=True)
-        worker.start()
+        try:
+            worker.start()
+        except BaseException:
+            slot.release()
+            raise
         try:
             while (item := tokens.get()) is not _DONE:
                 if isinstance(item, Exception):
                     raise item
                 yield item
         finally:
+            # The consumer is done, or stopped reading (closed the stream, a Streamlit rerun): a
+            # True from on_chunk makes llama.cpp stop at its next token, and the worker frees the slot.
             cancelled.set()

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import requests
 
-from rag.llm.base import LLM, ChatMessage, LLMError
+from rag.llm.base import LLM, ChatMessage, LLMError, QueueListener
 
 DEFAULT_OLLAMA_MODEL = "llama3.2"
 
@@ -39,16 +39,35 @@ class OllamaLLM(LLM):
         self._host = host
         self.label = f"ollama · {model} @ {host}"
 
-    def stream(self, messages: list[ChatMessage], max_tokens: int, temperature: float) -> Iterator[str]:
-        with self._errors_as_llm_error():
+    def stream(
+        self,
+        messages: list[ChatMessage],
+        max_tokens: int,
+        temperature: float,
+        on_queued: QueueListener | None = None,
+    ) -> Iterator[str]:
+        """Ollama's NDJSON stream; its last part says `done`. A stream that breaks off before it (the
+        server died, its model runner crashed and sent an error line) raises LLMError after the text
+        so far, which the answerer keeps and marks incomplete."""
+        del on_queued  # Ollama queues concurrent requests itself, on the server
+        parts = 0
+        done = False
+        with self._errors_as_llm_error(lambda: parts):
             for part in self._client.chat(
                 model=self._model,
                 messages=[m.model_dump() for m in messages],
                 stream=True,
                 options={"temperature": temperature, "num_predict": max_tokens},
             ):
+                parts += 1
+                done = bool(part.done)
                 if text := part.message.content:
                     yield text
+        if not done:
+            raise LLMError(
+                f"Ollama at {self._host} stopped mid-reply: its stream ended after {parts} reply parts "
+                "without the final one."
+            )
 
     def complete_json(self, messages: list[ChatMessage], schema: dict[str, Any], max_tokens: int) -> str:
         with self._errors_as_llm_error():
@@ -61,13 +80,22 @@ class OllamaLLM(LLM):
         return reply.message.content or ""
 
     @contextmanager
-    def _errors_as_llm_error(self) -> Iterator[None]:
+    def _errors_as_llm_error(self, parts_received: Callable[[], int] = lambda: 0) -> Iterator[None]:
+        """Client errors as LLMError; `parts_received` tells a broken stream from a server never reached."""
         import httpx
         import ollama
 
         try:
             yield
-        except (httpx.TransportError, ConnectionError, OSError) as exc:  # the client's transport is httpx
+        except (httpx.ConnectError, httpx.ConnectTimeout, ConnectionError) as exc:  # the client's transport is httpx
             raise LLMError(f"Ollama at {self._host} is not reachable: {exc}") from exc
+        except (httpx.TransportError, OSError) as exc:  # it answered, then the connection broke or stalled
+            parts = parts_received()
+            after = f" after {parts} reply parts" if parts else ""
+            raise LLMError(f"Ollama at {self._host} broke off the connection{after}: {exc}") from exc
         except ollama.ResponseError as exc:
+            if parts := parts_received():
+                raise LLMError(
+                    f"Ollama ({self._model}) stopped mid-reply after {parts} reply parts: {exc.error}"
+                ) from exc
             raise LLMError(f"Ollama ({self._model}) failed: {exc}") from exc

@@ -8,7 +8,7 @@ from typing import Any
 
 import requests
 
-from rag.llm.base import LLM, ChatMessage, LLMError
+from rag.llm.base import LLM, ChatMessage, LLMError, QueueListener
 
 
 class OpenAICompatLLM(LLM):
@@ -35,7 +35,17 @@ class OpenAICompatLLM(LLM):
         except (requests.RequestException, ValueError, KeyError, IndexError) as exc:
             raise LLMError(f"{self.label} failed: {exc}") from exc
 
-    def stream(self, messages: list[ChatMessage], max_tokens: int, temperature: float) -> Iterator[str]:
+    def stream(
+        self,
+        messages: list[ChatMessage],
+        max_tokens: int,
+        temperature: float,
+        on_queued: QueueListener | None = None,
+    ) -> Iterator[str]:
+        """Server-sent events ending in `data: [DONE]`. A stream that breaks off before it (the server
+        died, a proxy cut it) raises LLMError after the text so far, which the answerer keeps and
+        marks incomplete."""
+        del on_queued  # the server queues concurrent requests itself
         body = {
             "model": self._model,
             "messages": [m.model_dump() for m in messages],
@@ -43,6 +53,7 @@ class OpenAICompatLLM(LLM):
             "max_tokens": max_tokens,
             "temperature": temperature,
         }
+        events = 0
         try:
             with requests.post(
                 self._url, json=body, headers=self._headers, stream=True, timeout=self._timeout
@@ -55,8 +66,12 @@ class OpenAICompatLLM(LLM):
                     payload = line[len("data:") :].strip()
                     if payload == "[DONE]":
                         return
+                    events += 1
                     for choice in json.loads(payload).get("choices", []):
                         if text := (choice.get("delta") or {}).get("content"):
                             yield text
-        except requests.RequestException as exc:
+        except (requests.RequestException, ValueError) as exc:  # ValueError: a cut-off event's JSON
+            if events:
+                raise LLMError(f"{self.label} broke off its reply after {events} events: {exc}") from exc
             raise LLMError(f"{self.label} failed: {exc}") from exc
+        raise LLMError(f"{self.label} stopped mid-reply: its stream ended after {events} events without [DONE].")

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from rag.llm.base import LLM, ChatMessage, LLMError
+from rag.llm.base import LLM, ChatMessage, LLMError, QueueListener
 from ragchat.service import RagService
 from ragchat.settings import get_settings
 from tests.openmeteo_replay import (
@@ -183,7 +183,13 @@ def test_a_city_name_carrying_url_syntax_never_reaches_the_server(server: Replay
 class BrokenLLM(LLM):
     label = "broken (test)"
 
-    def stream(self, messages: list[ChatMessage], max_tokens: int, temperature: float) -> Iterator[str]:
+    def stream(
+        self,
+        messages: list[ChatMessage],
+        max_tokens: int,
+        temperature: float,
+        on_queued: QueueListener | None = None,
+    ) -> Iterator[str]:
         raise LLMError("model file missing")
 
     def complete_json(self, messages: list[ChatMessage], schema: dict[str, Any], max_tokens: int) -> str:

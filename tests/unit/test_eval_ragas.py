@@ -24,7 +24,7 @@ from eval.judge import JudgeError, PortJudge, parse_reply
 from eval.ragas_metrics import RagasScorer
 from eval.results import EvalRun, MetricValue, QuestionResult
 from eval.runner import RagasStatus, summarize
-from rag.llm.base import LLM, ChatMessage
+from rag.llm.base import LLM, ChatMessage, QueueListener
 from ragchat.schemas import ModelInfo
 
 
@@ -130,7 +130,13 @@ class ScriptedPort(LLM):
     def __init__(self, reply: str, delay_s: float = 0.0) -> None:
         self.reply, self.delay_s, self.closed = reply, delay_s, False
 
-    def stream(self, messages: list[ChatMessage], max_tokens: int, temperature: float) -> Iterator[str]:
+    def stream(
+        self,
+        messages: list[ChatMessage],
+        max_tokens: int,
+        temperature: float,
+        on_queued: QueueListener | None = None,
+    ) -> Iterator[str]:
         try:
             for word in self.reply.split(" "):
                 time.sleep(self.delay_s)
