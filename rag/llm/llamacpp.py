@@ -83,11 +83,11 @@ class LlamaCppLLM(LLM):
         slot = self.queue.acquire(on_queued)
         tokens: queue.Queue[Any] = queue.Queue()
         cancelled = threading.Event()
-        self.last_timings = {}
+        timings: dict[str, float] = {}
 
         def on_chunk(chunk: dict[str, Any]) -> bool:
             if isinstance(chunk.get("timings"), dict):
-                self.last_timings = chunk["timings"]
+                timings.update(chunk["timings"])
             if "error" in chunk:
                 tokens.put(LLMError(str(chunk["error"])))
             for choice in chunk.get("choices", []):
@@ -117,6 +117,9 @@ class LlamaCppLLM(LLM):
                 if isinstance(item, Exception):
                     raise item
                 yield item
+            # Set by the consumer's thread as the reply ends, so that a queued generation starting
+            # meanwhile cannot blank them before the caller reads them.
+            self.last_timings = timings
         finally:
             # The consumer is done, or stopped reading (closed the stream, a Streamlit rerun): a
             # True from on_chunk makes llama.cpp stop at its next token, and the worker frees the slot.
