@@ -7,12 +7,13 @@ Its embedded model is loaded and warmed with one question. Then, for each N in -
 starter set through ``service.ask`` (the app's path: guardrails, retrieval, queued generation, citation
 and support checks, memory pass), one after the other.
 
-Per round it prints: questions asked and answered, wall time, throughput (answers per minute), latency
-p50 and p95 of the answers (question asked → checked answer), their queue wait p95 and max
-(``timings_ms["queue_wait_ms"]``: time spent waiting for the model), errors (an answer with ``error`` set, e.g. the queue's "The model is
-busy…", or an exception), and the most generations that ever ran at once, counted at the llama.cpp call
-itself (a wrapper around the xllamacpp server object, independent of the queue's own bookkeeping) and
-as the queue recorded it. The run fails (exit 1) only if that count ever exceeds 1.
+Per round it prints: questions asked and answered, wall time, throughput (answers per minute),
+latency p50 and p95 of the answers (question asked → checked answer), their queue wait p95 and max
+(``timings_ms["queue_wait_ms"]``: time spent waiting for the model), errors (an answer with ``error``
+set, e.g. the queue's "The model is busy…", or an exception), and the most generations that ever ran
+at once, counted at the llama.cpp call itself (a wrapper around the xllamacpp server object,
+independent of the queue's own bookkeeping) and as the queue recorded it. The run fails (exit 1) only
+if that count ever exceeds 1.
 
     .venv/bin/python bench/load_test.py --users 1 4 --questions 3         # the committed figures
     .venv/bin/python bench/load_test.py --users 6 --questions 1 --queue-limit 2   # a queue that overflows

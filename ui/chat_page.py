@@ -278,8 +278,10 @@ def answer_question(service: RagService, question: str) -> Message:
             with text_slot.container():
                 streamed = st.write_stream(stream.tokens())
             answer = stream.result()
+            queue_slot.empty()  # a wait that ended in "the model is busy" leaves no stale notice
         except Exception as exc:
             log.exception("answering failed")
+            queue_slot.empty()
             content = f"Could not answer: {exc}"
             calm_notice(content)
             return {"role": "assistant", "content": content, "failed": True}
