@@ -30,6 +30,8 @@ def _answer_lines(turn: Answer) -> list[str]:
     if turn.guardrail is not None:
         return [f"**Not answered** ({turn.guardrail.rule.replace('_', ' ')} guardrail): {turn.guardrail.message}", ""]
     lines = [f"**Answer:** {turn.answer}", ""]
+    if turn.incomplete:
+        lines += [f"_The model stopped before finishing: {turn.error}_", ""]
     if turn.citations:
         lines.append("**Sources:**")
         lines.append("")

@@ -57,6 +57,7 @@ def test_the_partial_answer_is_kept_marked_and_explained(dying: FakeOllama) -> N
     assert [c.page for c in answer.citations] == [2]  # the partial text is still checked and cited
     stored = ConversationStore(get_settings().db_path).history("s1")[-1]
     assert stored.incomplete and stored.answer.startswith(PARTIAL)
+    assert "_The model stopped before finishing: Ollama at " in (service.export_conversation("s1") or "")
     logged = QueryLog(get_settings().db_path).entries()[0].error or ""
     assert "broke off the connection after 2 reply parts" in logged  # masked: the host reads [IP]
 
