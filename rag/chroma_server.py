@@ -56,11 +56,13 @@ def timeout(settings: Settings) -> httpx.Timeout:
     return httpx.Timeout(settings.chroma_timeout_s, connect=min(CONNECT_TIMEOUT_S, settings.chroma_timeout_s))
 
 
-def unreachable(settings: Settings, exc: BaseException) -> VectorStoreUnavailable:
-    """A transport failure (refused, timed out, TLS, connection lost) as the sentence to show."""
+def unreachable(settings: Settings, cause: BaseException | str) -> VectorStoreUnavailable:
+    """A transport failure (refused, timed out, TLS, connection lost), or a proxy's gateway error, as
+    the sentence to show."""
+    reason = cause if isinstance(cause, str) else _reason(settings, cause)
     command = f"chroma run --path ./chroma-data --host {settings.chroma_host} --port {settings.chroma_port}"
     return VectorStoreUnavailable(
-        f"Chroma server at {server_url(settings)} is not reachable: {_reason(settings, exc)}; "
+        f"Chroma server at {server_url(settings)} is not reachable: {reason}; "
         f"start it with `{command}` or unset RAGCHAT_CHROMA_HOST"
     )
 
@@ -80,6 +82,16 @@ def collection_gone(settings: Settings) -> VectorStoreUnavailable:
     )
 
 
+def check_status(settings: Settings, status: int) -> None:
+    """Raise the sentence for an HTTP status that means the server cannot be used: 401/403 (the
+    token), 502/503/504 (a proxy whose Chroma behind it is down). Also hooked into chromadb's own
+    session, which would otherwise raise the proxy's error page as a bare Exception."""
+    if status in (401, 403):
+        raise refused(settings, status)
+    if status in (502, 503, 504):
+        raise unreachable(settings, f"HTTP {status} from the proxy in front of it")
+
+
 def probe(settings: Settings) -> None:
     """Ask the server who we are, with the token and a bounded timeout, before the chromadb client is
     built: its constructor turns every failure into "Could not connect to tenant …"."""
@@ -90,8 +102,7 @@ def probe(settings: Settings) -> None:
         response = httpx.get(url, headers=auth_headers(settings), timeout=timeout(settings))
     except httpx.TransportError as exc:
         raise unreachable(settings, exc) from exc
-    if response.status_code in (401, 403):
-        raise refused(settings, response.status_code)
+    check_status(settings, response.status_code)
     if response.status_code >= 400:
         raise VectorStoreUnavailable(
             f"Chroma server at {server_url(settings)} answered HTTP {response.status_code} "

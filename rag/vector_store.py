@@ -13,7 +13,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from rag.chroma_server import auth_headers, collection_gone, probe, store_label, timeout, unreachable
+from rag.chroma_server import (
+    auth_headers,
+    check_status,
+    collection_gone,
+    probe,
+    store_label,
+    timeout,
+    unreachable,
+)
 from ragchat.schemas import Chunk
 from ragchat.settings import Settings
 
@@ -37,7 +45,7 @@ class ChromaStore:
                     headers=auth_headers(settings),
                     settings=chroma_settings,
                 )
-            _bound_requests(self._client, settings)
+            _tune_session(self._client, settings)
         else:
             settings.chroma_path.mkdir(parents=True, exist_ok=True)
             self._client = chromadb.PersistentClient(path=str(settings.chroma_path), settings=chroma_settings)
@@ -48,7 +56,8 @@ class ChromaStore:
 
     @contextmanager
     def _answering(self) -> Iterator[None]:
-        """Server mode: transport failures and a vanished collection become VectorStoreUnavailable."""
+        """Server mode: transport failures and a vanished collection become VectorStoreUnavailable
+        (a refused token and gateway errors already raise it, from the session's response hook)."""
         if self._server is None:
             yield
             return
@@ -145,16 +154,18 @@ class ChromaStore:
             ]
 
 
-def _bound_requests(client: Any, settings: Settings) -> None:
+def _tune_session(client: Any, settings: Settings) -> None:
     """chromadb's HTTP client waits forever (its httpx session has no timeout, and no setting sets
-    one), so a hung server would hang a search: give its session RAGCHAT_CHROMA_TIMEOUT_S."""
+    one), so a hung server would hang a search: give its session RAGCHAT_CHROMA_TIMEOUT_S. And have
+    a refused token or a proxy's gateway error raise its sentence instead of the proxy's error page."""
     import httpx
 
     session = getattr(getattr(client, "_server", None), "_session", None)
-    if isinstance(session, httpx.Client):
-        session.timeout = timeout(settings)
-    else:
+    if not isinstance(session, httpx.Client):
         log.warning("could not set a timeout on chromadb's HTTP client (its internals changed)")
+        return
+    session.timeout = timeout(settings)
+    session.event_hooks["response"].append(lambda response: check_status(settings, response.status_code))
 
 
 def _to_metadata(chunk: Chunk) -> dict[str, Any]:

@@ -184,12 +184,20 @@ class _ProxyHandler(BaseHTTPRequestHandler):
             return
         upstream = http.client.HTTPConnection("127.0.0.1", self.server.upstream_port, timeout=30)
         skip = {"host", "connection", "content-length"}
-        upstream.request(
-            self.command, self.path, body=body, headers={k: v for k, v in self.headers.items() if k.lower() not in skip}
-        )
-        response = upstream.getresponse()
-        data = response.read()
-        upstream.close()
+        try:
+            upstream.request(
+                self.command,
+                self.path,
+                body=body,
+                headers={k: v for k, v in self.headers.items() if k.lower() not in skip},
+            )
+            response = upstream.getresponse()
+            data = response.read()
+        except OSError:  # what nginx or Envoy answer when the Chroma behind them is down
+            self._reply(502, [("Content-Type", "text/html")], b"<html><body>502 Bad Gateway</body></html>")
+            return
+        finally:
+            upstream.close()
         skip |= {"transfer-encoding"}
         self._reply(response.status, [(k, v) for k, v in response.getheaders() if k.lower() not in skip], data)
 
@@ -221,7 +229,7 @@ def token_proxy(server_mode: ChromaServer) -> Iterator[_TokenProxy]:
 
 
 def test_the_token_is_sent_and_a_refused_one_is_explained(
-    token_proxy: _TokenProxy, monkeypatch: pytest.MonkeyPatch
+    token_proxy: _TokenProxy, server_mode: ChromaServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("RAGCHAT_CHROMA_PORT", str(token_proxy.server_address[1]))
     proxied = f"http://127.0.0.1:{token_proxy.server_address[1]}/"
@@ -234,6 +242,15 @@ def test_the_token_is_sent_and_a_refused_one_is_explained(
     label = service.models().vector_store
     assert label.startswith(f"chroma server {proxied}") and "token in Authorization" in label
     assert TOKEN not in label
+
+    server_mode.stop()  # the proxy stays up and answers 502, as nginx would
+    with pytest.raises(VectorStoreUnavailable) as gateway:
+        service.search("zebra crossing")
+    assert str(gateway.value).startswith(
+        f"Chroma server at {proxied} is not reachable: HTTP 502 from the proxy in front of it; start it with"
+    )
+    server_mode.start()
+    assert sources(service, "zebra crossing") == {"a.txt"}
 
     monkeypatch.setenv("RAGCHAT_CHROMA_TOKEN", "wrong-token")
     with pytest.raises(VectorStoreUnavailable) as refused:

@@ -76,5 +76,7 @@ def test_messages_name_the_server_the_reason_and_the_way_out(env: pytest.MonkeyP
     assert str(refused(settings, 401)) == (
         "Chroma server at http://db.internal:9/ asks for a token: set RAGCHAT_CHROMA_TOKEN (HTTP 401)"
     )
+    gateway = str(unreachable(settings, "HTTP 502 from the proxy in front of it"))
+    assert gateway.startswith("Chroma server at http://db.internal:9/ is not reachable: HTTP 502 from the proxy")
     with_token = _server(env, token="t")
     assert "refused the token: check RAGCHAT_CHROMA_TOKEN" in str(refused(with_token, 403))
