@@ -1,9 +1,10 @@
 """Server mode of the vector store: where the Chroma server is, how the token travels, and what a
 person is told when the server cannot be used.
 
-Kept light (httpx is imported only to probe): the CLI imports `VectorStoreUnavailable` for every
-command. Chroma 1.x's own server (`chroma run`) has no authentication; a token-protected deployment
-puts a proxy in front of it that checks the token header, and this module sends that header.
+Kept light (httpx is imported inside the functions that need it): the CLI imports
+`VectorStoreUnavailable` for every command. Chroma 1.x's own server (`chroma run`) has no
+authentication; a token-protected deployment puts a proxy in front of it that checks the token
+header, and this module sends that header.
 """
 
 from __future__ import annotations

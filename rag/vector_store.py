@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 from rag.chroma_server import (
@@ -83,8 +83,11 @@ class ChromaStore:
 
     def reset(self) -> None:
         """Drop every chunk (a rebuild with another embedding model may change the dimension)."""
+        from chromadb.errors import NotFoundError
+
         with self._answering():
-            self._client.delete_collection(self._name)
+            with suppress(NotFoundError):  # already gone (deleted on the server): a rebuild starts from nothing
+                self._client.delete_collection(self._name)
             self._collection = self._open()
 
     def add(self, chunks: list[Chunk], embeddings: list[list[float]]) -> None:
@@ -162,7 +165,7 @@ def _tune_session(client: Any, settings: Settings) -> None:
 
     session = getattr(getattr(client, "_server", None), "_session", None)
     if not isinstance(session, httpx.Client):
-        log.warning("could not set a timeout on chromadb's HTTP client (its internals changed)")
+        log.warning("chromadb's HTTP client changed: its requests have no timeout and a proxy's errors no sentence")
         return
     session.timeout = timeout(settings)
     session.event_hooks["response"].append(lambda response: check_status(settings, response.status_code))

@@ -14,7 +14,7 @@ import streamlit as st
 from ingestion.jobs import IngestJobView
 from ragchat.schemas import DocumentRecord, IngestResult
 from ragchat.service import RagService
-from ui.common import calm_errors, duration
+from ui.common import calm_errors, duration, escape_markdown
 
 UPLOAD_TYPES = ["pdf", "txt", "md", "markdown"]
 POLL_SECONDS = 1.0
@@ -49,7 +49,8 @@ def render_index_notice(service: RagService) -> None:
             )
         else:
             st.warning(
-                f"The vector store ({service.models().vector_store}) lost chunks of {', '.join(lost)}, so "
+                f"The vector store ({escape_markdown(service.models().vector_store)}) lost chunks of "
+                f"{escape_markdown(', '.join(lost))}, so "
                 "they are not fully searchable. Rebuilding re-reads the stored page texts; no upload is needed."
             )
         if st.button("Rebuild index", icon=":material/refresh:", type="primary", width="stretch"):

@@ -146,6 +146,15 @@ def test_a_server_that_lost_chunks_is_reconciled_at_start_up(
     assert "missing: 1 of its 1 chunks are gone from the vector store" in listing
     assert "ragchat reindex" in listing
 
+    st.cache_resource.clear()  # the app says so too, and offers the rebuild
+    at = AppTest.from_file(str(PROJECT_ROOT / "app.py"), default_timeout=120).run()
+    assert not at.exception
+    notices = [w.value for w in at.sidebar.warning]
+    assert any("lost chunks of b.txt" in n and "Rebuilding re-reads the stored page texts" in n for n in notices)
+    assert any(b.label == "Rebuild index" for b in at.sidebar.button)
+    assert any("1 of its 1 chunks are gone from the vector store" in c.value for c in at.sidebar.caption)
+    st.cache_resource.clear()
+
     rebuilt = restarted.reindex()  # from the page texts the registry kept
     assert sorted((r.source, r.status) for r in rebuilt) == [("a.txt", "indexed"), ("b.txt", "indexed")]
     assert [d.missing_chunks for d in restarted.documents()] == [0, 0]
@@ -160,6 +169,13 @@ def test_a_server_that_lost_chunks_is_reconciled_at_start_up(
     assert wiped.ingest_bytes("a.txt", ALPHA.encode()).status == "indexed", "not 'unchanged'"
     assert sources(wiped, "zebra crossing") == {"a.txt"}
     assert {d.source: d.missing_chunks for d in wiped.documents()} == {"a.txt": 0, "b.txt": 1}
+
+    # The app that was running when its collection was deleted says so, and its rebuild still works.
+    with pytest.raises(VectorStoreUnavailable, match=r"^The collection '.+' is gone from the Chroma server at "):
+        restarted.search("zebra crossing")
+    assert [r.status for r in restarted.reindex()] == ["indexed", "indexed"]
+    assert sources(restarted, "quokka enclosure") == {"b.txt"}
+    assert assert_consistent(restarted) == {"a.txt": 1, "b.txt": 1}
 
 
 class _TokenProxy(ThreadingHTTPServer):
