@@ -42,7 +42,6 @@ from ingestion.redaction import Redactor
 from ingestion.registry import Registry, now
 from rag.bm25_index import BM25Index
 from rag.chroma_server import VectorStoreUnavailable
-from rag.embedder import Embedder
 from rag.vector_store import ChromaStore
 from ragchat.schemas import (
     Chunk,
@@ -84,14 +83,15 @@ class Indexer:
     def __init__(
         self,
         settings: Settings,
-        embedder: Embedder,
+        embed: Callable[[list[str]], list[list[float]]],
         store: ChromaStore,
         bm25: BM25Index,
         registry: Registry,
         ocr: Tesseract | None = None,
     ) -> None:
         self._settings = settings
-        self._embedder = embedder
+        # A callable, so recovery and reconciliation (`ragchat docs`) never load the embedding model.
+        self._embed = embed
         self._store = store
         self._bm25 = bm25
         self._registry = registry
@@ -301,7 +301,7 @@ class Indexer:
             if cancel.is_set():
                 raise IngestCancelled
             if batch.chunks:
-                vectors = self._embedder.embed([c.text for c in batch.chunks])
+                vectors = self._embed([c.text for c in batch.chunks])
                 self._store.add(batch.chunks, vectors)
                 keyword_ids.extend(c.chunk_id for c in batch.chunks)
                 keyword_texts.extend(c.text for c in batch.chunks)
@@ -443,7 +443,7 @@ class Indexer:
         step = max(self._settings.ingest_batch, 1)
         for begin in range(0, len(chunks), step):
             part = chunks[begin : begin + step]
-            self._store.add(part, self._embedder.embed([c.text for c in part]))
+            self._store.add(part, self._embed([c.text for c in part]))
         self._add_to_keyword_index(chunks)
         self._registry.put(record.model_copy(update={"chunks": len(chunks)}))
         return IngestResult(source=record.source, status="indexed", pages=record.pages, chunks=len(chunks))

@@ -94,7 +94,12 @@ class RagService:
     @cached_property
     def indexer(self) -> Indexer:
         indexer = Indexer(
-            self.settings, self.embedder, self.store, self.bm25, self.registry, Tesseract.from_settings(self.settings)
+            self.settings,
+            lambda texts: self.embedder.embed(texts),  # loaded on the first embedding, not to check the store
+            self.store,
+            self.bm25,
+            self.registry,
+            Tesseract.from_settings(self.settings),
         )
         # A run killed mid-ingest left chunks of a version that never went live: delete them first,
         # so the stores agree again and the reconciliation does not rebuild BM25 for nothing.
