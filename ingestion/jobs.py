@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
+from rag.chroma_server import VectorStoreUnavailable
 from ragchat.schemas import IngestProgress, IngestResult
 
 if TYPE_CHECKING:
@@ -145,6 +146,8 @@ class IngestJobs:
                 job.state = "running"
             try:
                 self._execute(job)
+            except VectorStoreUnavailable as exc:  # the Chroma server is down: its sentence says so
+                job.result = IngestResult(source=job.name, status="failed", error=str(exc))
             except Exception as exc:  # the worker must survive anything one job does
                 log.exception("background job %s failed", job.name)
                 job.result = IngestResult(source=job.name, status="failed", error=f"{type(exc).__name__}: {exc}")

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from eval.dataset import STARTER_DATASET
 from ingestion.errors import IndexOutOfDate
+from rag.chroma_server import VectorStoreUnavailable
 from rag.conversation_export import LOW_CONFIDENCE_NOTE
 from ragchat.schemas import IngestProgress, Scores
 from ragchat.settings import PROJECT_ROOT, get_settings
@@ -62,6 +63,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 def cmd_reindex(args: argparse.Namespace) -> int:
     service = _service()
     problems = service.index_problems()
+    lost = [r for r in service.documents() if r.missing_chunks]
+    if lost:
+        problems.append(f"the vector store lost chunks of {', '.join(r.source for r in lost)}")
     if not problems and not args.force:
         print("The index already matches the current settings; nothing to do (--force rebuilds anyway).")
         return 0
@@ -242,6 +246,10 @@ def _shorten(text: str, limit: int) -> str:
 
 def cmd_docs(args: argparse.Namespace) -> int:
     service = _service()
+    try:
+        service.check_store()  # marks documents whose chunks the vector store lost
+    except VectorStoreUnavailable as exc:  # the registry is local: list it anyway
+        print(f"ragchat: could not check the documents against the vector store: {exc}", file=sys.stderr)
     records = service.documents()
     if args.json:
         _print_json([r.model_dump(mode="json") for r in records])
@@ -252,6 +260,8 @@ def cmd_docs(args: argparse.Namespace) -> int:
             print(f"{r.source}\t{r.file_type}\t{r.pages} pages\t{r.chunks} chunks")
             for warning in r.warnings:
                 print(f"  note: {warning}")
+            if r.missing_chunks:
+                print(f"  missing: {r.missing_note()}")
     return 0
 
 
@@ -590,7 +600,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
-    except IndexOutOfDate as exc:
+    except (IndexOutOfDate, VectorStoreUnavailable) as exc:
         print(f"ragchat: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

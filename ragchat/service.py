@@ -13,7 +13,7 @@ from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
 
-from ingestion.indexer import Indexer, Progress, _no_progress
+from ingestion.indexer import Indexer, Progress, _no_progress, source_name
 from ingestion.jobs import IngestJobs
 from ingestion.ocr import Tesseract
 from ingestion.registry import Registry
@@ -22,6 +22,7 @@ from memory.memory import Memory
 from memory.memory_log import MemoryLog
 from rag.answerer import Answerer, AnswerStream
 from rag.bm25_index import BM25Index
+from rag.chroma_server import VectorStoreUnavailable, store_label
 from rag.conversation_export import conversation_markdown
 from rag.conversations import ConversationStore
 from rag.embedder import Embedder
@@ -93,15 +94,18 @@ class RagService:
     @cached_property
     def indexer(self) -> Indexer:
         indexer = Indexer(
-            self.settings, self.embedder, self.store, self.bm25, self.registry, Tesseract.from_settings(self.settings)
+            self.settings,
+            lambda texts: self.embedder.embed(texts),  # loaded on the first embedding, not to check the store
+            self.store,
+            self.bm25,
+            self.registry,
+            Tesseract.from_settings(self.settings),
         )
         # A run killed mid-ingest left chunks of a version that never went live: delete them first,
-        # so the stores agree again and the count check below does not rebuild BM25 for nothing.
+        # so the stores agree again and the reconciliation does not rebuild BM25 for nothing.
         indexer.recover()
-        if len(self.bm25) != self.store.count():
-            # The keyword index was deleted, or a crash left it behind the vector store: refill it once.
-            log.warning("BM25 index out of step with the vector store; rebuilding it from the stored chunks")
-            indexer.rebuild_keyword_index()
+        # BM25 lost or behind, or a Chroma server wiped or restored: rebuild BM25, mark lost documents.
+        indexer.reconcile()
         return indexer
 
     @cached_property
@@ -243,6 +247,7 @@ class RagService:
             llm=self._llm.label if self._llm else "not loaded yet",
             embedder=self.embedder.label,
             reranker=self._reranker[1],
+            vector_store=store_label(self.settings),
         )
 
     @cached_property
@@ -260,8 +265,13 @@ class RagService:
         cancel: threading.Event | None = None,
     ) -> IngestResult:
         """Index one file. redact None follows RAGCHAT_REDACT_PII; cancel stops between batches and
-        leaves the index as it was (status "cancelled")."""
-        return self.indexer.ingest(name, data, progress, password=password, redact=redact, cancel=cancel)
+        leaves the index as it was (status "cancelled"). A Chroma server that cannot be reached fails
+        the file with the reason, like any other failure."""
+        try:
+            indexer = self.indexer
+        except VectorStoreUnavailable as exc:
+            return IngestResult(source=source_name(name), status="failed", error=str(exc))
+        return indexer.ingest(name, data, progress, password=password, redact=redact, cancel=cancel)
 
     def ingest_paths(
         self,
@@ -283,7 +293,15 @@ class RagService:
         return results
 
     def documents(self) -> list[DocumentRecord]:
+        """The registry's documents (local, so listed even while a Chroma server is down). Which of them
+        the vector store lost chunks of is recorded by `check_store`."""
         return self.registry.all()
+
+    def check_store(self) -> None:
+        """Open the vector store and bring BM25 and the registry in step with it, once per process
+        (every search, ask and ingest does it first). Raises VectorStoreUnavailable when a Chroma
+        server cannot be used."""
+        self.indexer  # noqa: B018 - recover + reconcile run when the indexer is built
 
     def redactions(self, source: str) -> list[Redaction]:
         """The redaction report of a document (empty when it was indexed without redaction)."""

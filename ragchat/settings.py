@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -47,7 +47,10 @@ def check_openmeteo_url(url: str) -> str:
 class Settings(BaseSettings):
     """Runtime settings; names follow the contract in shared/design.md."""
 
-    model_config = SettingsConfigDict(env_prefix="RAGCHAT_", env_file=".env", env_file_encoding="utf-8", extra="ignore")
+    # Errors name the setting and the reason but never echo the value: some values are secrets (tokens, keys).
+    model_config = SettingsConfigDict(
+        env_prefix="RAGCHAT_", env_file=".env", env_file_encoding="utf-8", extra="ignore", hide_input_in_errors=True
+    )
 
     home: Path = Field(default=PROJECT_ROOT, description="Data directory: chroma_db/, memory files, SQLite.")
     model_dir: Path = Field(
@@ -83,9 +86,22 @@ class Settings(BaseSettings):
         description="Truncate texts to this many model tokens (MiniLM was trained on 256); None: no extra limit.",
     )
 
-    # Vector store
-    chroma_host: str | None = None
-    chroma_port: int = 8000
+    # Vector store: embedded Chroma in RAGCHAT_HOME, or a Chroma server when chroma_host is set.
+    # BM25 and the registry stay in RAGCHAT_HOME either way (ARCHITECTURE.md, "Server mode").
+    chroma_host: str | None = Field(default=None, description="Chroma server host; unset: embedded Chroma.")
+    chroma_port: int = Field(default=8000, ge=1, le=65535)
+    chroma_ssl: bool = Field(default=False, description="Talk https to the Chroma server.")
+    chroma_token: SecretStr = Field(
+        default=SecretStr(""),
+        description="Token for a Chroma server behind a token-checking proxy (Chroma 1.x has no auth of its own).",
+    )
+    chroma_token_header: Literal["Authorization", "X-Chroma-Token"] = Field(
+        default="Authorization",
+        description="How the token is sent: `Authorization: Bearer <token>` or `X-Chroma-Token: <token>`.",
+    )
+    chroma_timeout_s: float = Field(
+        default=30.0, gt=0, le=600, description="Longest one Chroma server request may take (connecting: at most 5 s)."
+    )
     collection: str = "ragchat"
 
     # Chunking
@@ -197,6 +213,15 @@ class Settings(BaseSettings):
         default=PROJECT_ROOT.parent / "shared" / "data" / "squad2-normans",
         description="The SQuAD 2.0 'Normans' set (Normans.md + questions.jsonl), offered when present.",
     )
+
+    @field_validator("chroma_token")
+    @classmethod
+    def _token_chars(cls, value: SecretStr) -> SecretStr:
+        """A token goes into an HTTP header: visible ASCII only (the message never repeats it)."""
+        token = value.get_secret_value()
+        if any(not (33 <= ord(char) <= 126) for char in token):
+            raise ValueError("the Chroma token must be printable ASCII without spaces")
+        return value
 
     @field_validator("ollama_host")
     @classmethod
