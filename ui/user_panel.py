@@ -48,7 +48,8 @@ def render_user() -> str | None:
     st.session_state.setdefault(ACTIVE_USER, None)
     st.session_state.setdefault(FIELD, st.session_state[ACTIVE_USER] or "")
     user = st.session_state[ACTIVE_USER]
-    with st.sidebar.expander(f"User: {user or 'default'}", icon=":material/person:"):
+    # A popover, not an expander: one quiet line at the top of the sidebar until someone opens it.
+    with st.sidebar.popover(f"User: {user or 'default'}", icon=":material/person:", type="tertiary"):
         if notice := st.session_state.pop("user_notice", None):
             calm_notice(notice)
         st.text_input(

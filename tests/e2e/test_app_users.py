@@ -32,7 +32,9 @@ def _memory_panel(at: AppTest) -> Block:
 
 
 def _user_label(at: AppTest) -> str:
-    return next(e.label for e in at.sidebar.expander if e.label.startswith("User:"))
+    """The label of the sidebar's user popover (AppTest has no accessor for popovers)."""
+    [popover] = [b for b in at.sidebar.children.values() if isinstance(b, Block) and b.type == "popover"]
+    return popover.proto.popover.label
 
 
 def test_the_sidebar_user_switches_memory_and_conversations(home: Path) -> None:
