@@ -13,6 +13,8 @@ from urllib.parse import urlsplit
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from ragchat.users import user_name
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 REFUSAL_TEXT = "I don't have enough information in the uploaded documents to answer this question."
@@ -103,6 +105,29 @@ class Settings(BaseSettings):
         default=30.0, gt=0, le=600, description="Longest one Chroma server request may take (connecting: at most 5 s)."
     )
     collection: str = "ragchat"
+
+    # Several users on one deployment (ragchat/users.py)
+    user: str | None = Field(
+        default=None,
+        description="The user `ragchat` commands act for when --user is not given; unset: the default user.",
+    )
+    user_header: str | None = Field(
+        default=None,
+        description="Behind a sign-in proxy: the request header naming the user (e.g. X-Forwarded-User). The app "
+        "then takes the user from it, offers no way to change it, and refuses a request without it.",
+    )
+    documents: Literal["shared", "per_user"] = Field(
+        default="shared", description="shared: one document index for everyone; per_user: each user their own."
+    )
+    company_memory: Literal["shared", "per_user"] = Field(
+        default="shared",
+        description="shared: one COMPANY_MEMORY.md for everyone on the deployment; per_user: one per user.",
+    )
+
+    @field_validator("user")
+    @classmethod
+    def _user_name(cls, value: str | None) -> str | None:
+        return user_name(value)
 
     # Chunking
     chunk_size: int = Field(default=200, description="Target chunk size in tokens (LlamaIndex tokenizer).")
