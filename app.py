@@ -8,6 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import chat_page, eval_page, logs_page, weather_page
+from ui.user_panel import render_user
 
 st.set_page_config(page_title="ragchat", page_icon="📄", layout="wide")
 pages = [
@@ -16,4 +17,6 @@ pages = [
     st.Page(logs_page.render, title="Logs", icon=":material/receipt_long:", url_path="logs"),
     st.Page(eval_page.render, title="Evaluation", icon=":material/analytics:", url_path="eval"),
 ]
-st.navigation(pages).run()
+navigation = st.navigation(pages)
+render_user()  # this session's user; behind a sign-in proxy, a request without its header stops here
+navigation.run()

@@ -10,6 +10,9 @@ then BM25 as one segment), the registry switches to it in one SQLite write, and 
 old version's chunks deleted. Retrieval only returns chunks of registered versions, so a crash at any
 point leaves search consistent; `recover` (run at start-up and before each ingest) deletes what an
 interrupted run left, so the registry, Chroma and BM25 agree again, and a rerun indexes the file.
+With a Chroma server the same holds when the server goes away mid-ingest: the version stays journalled
+and is cleaned up once the server answers again. `reconcile` (at start-up) brings BM25 and the registry
+in step with what the vector store actually holds.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from ingestion.parsers import (
 from ingestion.redaction import Redactor
 from ingestion.registry import Registry, now
 from rag.bm25_index import BM25Index
-from rag.embedder import Embedder
+from rag.chroma_server import VectorStoreUnavailable
 from rag.vector_store import ChromaStore
 from ragchat.schemas import (
     Chunk,
@@ -62,6 +65,11 @@ def _no_progress(update: IngestProgress) -> None:
     del update
 
 
+def source_name(name: str) -> str:
+    """The name a file is known by: its base name, whatever path (Windows or POSIX) came with it."""
+    return PurePath(name.replace("\\", "/")).name
+
+
 @dataclass
 class _PageBatch:
     """What the consumer collects between two writes."""
@@ -75,14 +83,15 @@ class Indexer:
     def __init__(
         self,
         settings: Settings,
-        embedder: Embedder,
+        embed: Callable[[list[str]], list[list[float]]],
         store: ChromaStore,
         bm25: BM25Index,
         registry: Registry,
         ocr: Tesseract | None = None,
     ) -> None:
         self._settings = settings
-        self._embedder = embedder
+        # A callable, so recovery and reconciliation (`ragchat docs`) never load the embedding model.
+        self._embed = embed
         self._store = store
         self._bm25 = bm25
         self._registry = registry
@@ -135,6 +144,44 @@ class Indexer:
             log.warning("removed the chunks of %d unfinished document version(s)", len(leftovers))
         return len(leftovers)
 
+    def reconcile(self) -> None:
+        """After `recover`, make the local indexes agree with what the vector store holds (a Chroma
+        server may have been wiped, restored from a backup, or written by someone else):
+        - BM25 is rebuilt from the stored chunks when its row count differs from the store's;
+        - each live document's chunks are counted when the registry's total differs from the store's
+          (or a document was missing before), and the shortfall is recorded in the registry, so
+          `ragchat docs` and the app say which documents a rebuild or a new upload must restore.
+        Chunks of no registered document are left alone (never searched) and only logged."""
+        stored = self._store.count()
+        if len(self._bm25) != stored:
+            log.warning(
+                "BM25 holds %d chunks, the vector store %d: rebuilding BM25 from the stored chunks",
+                len(self._bm25),
+                stored,
+            )
+            self.rebuild_keyword_index()
+        documents = self._registry.all()
+        if sum(d.chunks for d in documents) == stored and not any(d.missing_chunks for d in documents):
+            return
+        found_total = 0
+        for record in documents:
+            found = self._store.count_version(record.doc_id, record.content_hash)
+            found_total += found
+            missing = max(record.chunks - found, 0)
+            if missing != record.missing_chunks:
+                self._registry.mark_missing(record.doc_id, record.content_hash, missing)
+            if missing:
+                log.warning(
+                    "%s: %d of its %d chunks are gone from the vector store; rebuild the index or upload it again",
+                    record.source,
+                    missing,
+                    record.chunks,
+                )
+        if stored > found_total:
+            log.warning(
+                "%d chunks in the vector store belong to no registered document; they are ignored", stored - found_total
+            )
+
     # ---- ingest ---------------------------------------------------------------------------------
     def ingest(
         self,
@@ -146,7 +193,7 @@ class Indexer:
         cancel: threading.Event | None = None,
     ) -> IngestResult:
         started = time.perf_counter()
-        source = PurePath(name.replace("\\", "/")).name
+        source = source_name(name)
         redact = self._settings.redact_pii if redact is None else redact
         cancel = cancel or threading.Event()
         with self._write_lock:
@@ -159,15 +206,19 @@ class Indexer:
                 self.require_current_index()
                 version = version_hash(data, redact)
                 existing = self._registry.get(doc_id_for(source))
-                if existing and existing.content_hash == version:
+                if existing and existing.content_hash == version and not existing.missing_chunks:
                     notes = existing.model_dump(include=set(_NOTE_FIELDS))
                     return IngestResult(
                         source=source, status="unchanged", pages=existing.pages, chunks=existing.chunks, **notes
                     )
+                self._store.check()  # a server that is down fails the file here, before any work
                 self.recover()
+                if existing and existing.content_hash == version:
+                    # The vector store lost some of this version's chunks: index the file afresh.
+                    self._remove(existing.doc_id)
                 progress(IngestProgress(stage="opening the file"))
                 parsed = open_file(source, data, password, self._ocr, version)
-            except (ParseError, IndexOutOfDate) as exc:
+            except (ParseError, IndexOutOfDate, VectorStoreUnavailable) as exc:
                 return IngestResult(
                     source=source,
                     status="failed",
@@ -193,7 +244,7 @@ class Indexer:
                 error="cancelled; the index is as it was",
                 seconds=time.perf_counter() - started,
             )
-        except ParseError as exc:
+        except (ParseError, VectorStoreUnavailable) as exc:  # a server outage: its sentence, not a class name
             self._discard(doc_id, version)
             return IngestResult(
                 source=parsed.source, status="failed", error=str(exc), seconds=time.perf_counter() - started
@@ -213,14 +264,19 @@ class Indexer:
         return result
 
     def _discard(self, doc_id: str, version: str) -> None:
-        """Remove a version that will not become live (cancel, failure); if this fails too, the
-        journal row stays and `recover` finishes the job on the next start."""
+        """Remove a version that will not become live (cancel, failure). If that fails too (the Chroma
+        server is down), the journal row stays, released to `recover`, which finishes the job before
+        the next ingest or at the next start."""
         try:
             self._store.delete_version(doc_id, version)
             self._bm25.delete_document(doc_id, only_hash=version)
             self._registry.abandon(doc_id, version)
-        except Exception:
-            log.exception("could not remove the unfinished version of %s; it is removed on the next start", doc_id)
+        except Exception as exc:
+            log.warning("could not remove the unfinished version of %s yet (%s); it is removed later", doc_id, exc)
+            try:
+                self._registry.release(doc_id, version)
+            except Exception:
+                log.exception("could not release the journal row of %s; it is removed on the next start", doc_id)
 
     def _write(
         self, parsed: ParsedFile, redact: bool, progress: Progress, cancel: threading.Event, started: float
@@ -245,7 +301,7 @@ class Indexer:
             if cancel.is_set():
                 raise IngestCancelled
             if batch.chunks:
-                vectors = self._embedder.embed([c.text for c in batch.chunks])
+                vectors = self._embed([c.text for c in batch.chunks])
                 self._store.add(batch.chunks, vectors)
                 keyword_ids.extend(c.chunk_id for c in batch.chunks)
                 keyword_texts.extend(c.text for c in batch.chunks)
@@ -296,9 +352,7 @@ class Indexer:
         )
         old = self._registry.switch(record)  # from here on the new version is the searchable one
         if old:
-            self._store.delete_document(doc_id, keep_hash=version)
-            self._bm25.delete_document(doc_id, keep_hash=version)
-            self._registry.abandon(doc_id, old)
+            self._remove_replaced(doc_id, old, version)
         report("indexed")
         return IngestResult(
             source=parsed.source,
@@ -309,6 +363,17 @@ class Indexer:
             **record.model_dump(include=set(_NOTE_FIELDS)),
         )
 
+    def _remove_replaced(self, doc_id: str, old: str, live: str) -> None:
+        """Delete the replaced version's chunks. The new version is live whatever happens here: a
+        failure (the server went away) leaves the old version journalled for `recover`, never undoes
+        the new one."""
+        try:
+            self._store.delete_document(doc_id, keep_hash=live)
+            self._bm25.delete_document(doc_id, keep_hash=live)
+            self._registry.abandon(doc_id, old)
+        except Exception as exc:
+            log.warning("the replaced version of %s is removed later: %s", doc_id, exc)
+
     def _redactor_for_home(self) -> Redactor:
         if self._redactor is None:
             self._redactor = Redactor.for_home(self._settings.home)
@@ -318,7 +383,12 @@ class Indexer:
     def delete(self, source: str) -> bool:
         """Remove a document's live version. Not serialized with ingests (the app's Delete must not
         wait for a long ingest): only that version's chunks are deleted, never a version being written."""
-        doc_id = doc_id_for(source)
+        # A server that is down refuses the delete before anything changes; if it goes away between
+        # here and the chunk delete, the journal row has `recover` finish the job.
+        self._store.check()
+        return self._remove(doc_id_for(source))
+
+    def _remove(self, doc_id: str) -> bool:
         version = self._registry.delete(doc_id)  # journalled: a crash from here on is recovered
         if version is None:
             return False
@@ -373,7 +443,7 @@ class Indexer:
         step = max(self._settings.ingest_batch, 1)
         for begin in range(0, len(chunks), step):
             part = chunks[begin : begin + step]
-            self._store.add(part, self._embedder.embed([c.text for c in part]))
+            self._store.add(part, self._embed([c.text for c in part]))
         self._add_to_keyword_index(chunks)
         self._registry.put(record.model_copy(update={"chunks": len(chunks)}))
         return IngestResult(source=record.source, status="indexed", pages=record.pages, chunks=len(chunks))

@@ -1,10 +1,11 @@
 """Ingests that run in the background, for the app.
 
 Streamlit reruns a page script for every interaction, so a 2,000-page ingest cannot run inside one:
-the page would freeze and a rerun would start it again. Jobs are owned by the service (one per server
-process), run one at a time by a worker thread (one embedder, two cores: two ingests side by side
-would only share the CPU), and publish their progress, which the page polls. Cancel sets an event the
-indexer checks between pages and batches; a cancelled ingest leaves the index exactly as it was.
+the page would freeze and a rerun would start it again. Jobs are owned by the document index (one per
+server process; one per user with RAGCHAT_DOCUMENTS=per_user), run one at a time by a worker thread
+(one embedder, two cores: two ingests side by side would only share the CPU), and publish their
+progress, which the page polls. Cancel sets an event the indexer checks between pages and batches; a
+cancelled ingest leaves the index exactly as it was.
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
+from rag.chroma_server import VectorStoreUnavailable
 from ragchat.schemas import IngestProgress, IngestResult
 
 if TYPE_CHECKING:
-    from ragchat.service import RagService
+    from ragchat.document_index import DocumentIndex
 
 log = logging.getLogger(__name__)
 
@@ -59,8 +61,8 @@ class _Job:
 
 
 class IngestJobs:
-    def __init__(self, service: RagService) -> None:
-        self._service = service
+    def __init__(self, index: DocumentIndex) -> None:
+        self._index = index
         self._jobs: dict[str, _Job] = {}
         self._lock = threading.Lock()
         self._queue: queue.Queue[str] = queue.Queue()
@@ -145,6 +147,8 @@ class IngestJobs:
                 job.state = "running"
             try:
                 self._execute(job)
+            except VectorStoreUnavailable as exc:  # the Chroma server is down: its sentence says so
+                job.result = IngestResult(source=job.name, status="failed", error=str(exc))
             except Exception as exc:  # the worker must survive anything one job does
                 log.exception("background job %s failed", job.name)
                 job.result = IngestResult(source=job.name, status="failed", error=f"{type(exc).__name__}: {exc}")
@@ -158,12 +162,12 @@ class IngestJobs:
             job.progress = progress
 
         if job.kind == "rebuild":
-            job.rebuilt = self._service.reindex(update)
+            job.rebuilt = self._index.reindex(update)
             return
         if job.cancel.is_set():
             job.result = IngestResult(source=job.name, status="cancelled", error="cancelled before it started")
             return
         assert job.data is not None
-        job.result = self._service.ingest_bytes(
+        job.result = self._index.ingest_bytes(
             job.name, job.data, update, password=job.password, redact=job.redact, cancel=job.cancel
         )

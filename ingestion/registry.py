@@ -1,7 +1,8 @@
 """The document registry, in the SQLite file of RAGCHAT_HOME.
 
 - `documents`: one row per live document version, written only after its chunks are in both stores,
-  so a row means "this version is fully searchable".
+  so a row means "this version is fully searchable" — unless `missing_chunks` says the vector store
+  lost some since (a Chroma server wiped or restored from an older backup; found at start-up).
 - `unfinished`: versions whose chunks may sit in the stores without being live: one being written
   (with the writer's process id), or an old one still to be deleted after a switch. A crash at any
   point leaves a row here; `Indexer.recover` deletes those chunks on the next start, so the registry,
@@ -63,7 +64,7 @@ CREATE INDEX IF NOT EXISTS redactions_by_version ON redactions (doc_id, content_
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 # Columns added after the first release; an older file gets them on open.
-_ADDED_COLUMNS = {"notes": "TEXT NOT NULL DEFAULT '{}'"}
+_ADDED_COLUMNS = {"notes": "TEXT NOT NULL DEFAULT '{}'", "missing_chunks": "INTEGER NOT NULL DEFAULT 0"}
 _MANIFEST_KEY = "index_manifest"
 _REBUILD_KEY = "rebuild_started"
 
@@ -107,6 +108,15 @@ class Registry(SQLiteTables):
             _drop_version_rows(conn, doc_id, version)
         return version
 
+    def mark_missing(self, doc_id: str, content_hash: str, missing: int) -> None:
+        """Record how many chunks of a live version the vector store no longer holds (0: all there).
+        Writing the version again (re-upload, rebuild) resets it, since `_put` replaces the row."""
+        with closing(self._connect()) as conn, conn:
+            conn.execute(
+                "UPDATE documents SET missing_chunks = ? WHERE doc_id = ? AND content_hash = ?",
+                (missing, doc_id, content_hash),
+            )
+
     def all(self) -> list[DocumentRecord]:
         with closing(self._connect()) as conn:
             rows = conn.execute("SELECT * FROM documents ORDER BY source").fetchall()
@@ -126,6 +136,14 @@ class Registry(SQLiteTables):
         """Journal a version about to be written by this process (before any chunk is stored)."""
         with closing(self._connect()) as conn, conn:
             conn.execute("INSERT OR REPLACE INTO unfinished VALUES (?, ?, ?)", (doc_id, content_hash, os.getpid()))
+
+    def release(self, doc_id: str, content_hash: str) -> None:
+        """Hand an unfinished version this process gave up on to `recover` (its writer is still alive,
+        so `unfinished()` would otherwise skip it until the next start)."""
+        with closing(self._connect()) as conn, conn:
+            conn.execute(
+                "UPDATE unfinished SET pid = NULL WHERE doc_id = ? AND content_hash = ?", (doc_id, content_hash)
+            )
 
     def add_pages(self, doc_id: str, content_hash: str, pages: list[Page], redactions: list[Redaction]) -> None:
         """Store the text of pages of a version being written (not live until `switch`)."""

@@ -106,6 +106,8 @@ _FILES: dict[str, tuple[str, str, str]] = {
 }
 
 
-def memory_files(home: Path) -> dict[str, MemoryFile]:
-    """The two memory files in the data directory, keyed by target (USER, COMPANY)."""
-    return {target: MemoryFile(home / name, title, intro) for target, (name, title, intro) in _FILES.items()}
+def memory_files(user_dir: Path, company_dir: Path | None = None) -> dict[str, MemoryFile]:
+    """The two memory files, keyed by target (USER, COMPANY): USER_MEMORY.md in `user_dir`,
+    COMPANY_MEMORY.md in `company_dir` (default: the same folder, as for a single user)."""
+    folders = {"USER": user_dir, "COMPANY": company_dir or user_dir}
+    return {target: MemoryFile(folders[target] / name, title, intro) for target, (name, title, intro) in _FILES.items()}

@@ -1,7 +1,7 @@
 """The query log: one row per question in the SQLite file of RAGCHAT_HOME, for `ragchat logs` and the
 app's Logs page. Every text field is masked (rag/masking.py) before the INSERT, so an email, phone
 number, card number, IP address or secret never reaches the file; ids, scores and timings are kept as
-they are."""
+they are. Each row names its user ('' for the default user); a log shows only its own user's rows."""
 
 from __future__ import annotations
 
@@ -40,8 +40,11 @@ _IDS = frozenset({"chunk_id", "doc_id", "content_hash"})
 class QueryLog(SQLiteTables):
     secure_delete = True
 
-    def __init__(self, db_path: Path) -> None:
+    def __init__(self, db_path: Path, user: str | None = None) -> None:
+        """`user`: whose questions this log records and shows (None: the default user)."""
         super().__init__(db_path, _SCHEMA)
+        self._add_columns("query_log", {"user_name": "TEXT NOT NULL DEFAULT ''"}, "query_log_by_user (user_name, id)")
+        self._user = user or ""
 
     def record(self, answer: Answer, given: list[Hit]) -> None:
         """Log one answered (or stopped) question with its retrieval candidates; `given` are the chunks
@@ -62,7 +65,7 @@ class QueryLog(SQLiteTables):
             conn.execute(
                 """INSERT INTO query_log (at, session_id, question, search_query, answer, refused, guardrail,
                    confidence, low_confidence, unsupported, retrieved_json, citations_json, models_json,
-                   timings_json, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                   timings_json, error, user_name) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
                 (
                     datetime.now(UTC).isoformat(timespec="milliseconds"),
                     answer.session_id,  # an identifier, kept as given so a session's rows can be found
@@ -79,18 +82,20 @@ class QueryLog(SQLiteTables):
                     answer.models.model_dump_json(),  # our own labels, not user text
                     json.dumps(answer.timings_ms),
                     mask(answer.error) if answer.error else None,
+                    self._user,
                 ),
             )
 
     def count(self) -> int:
         with closing(self._connect()) as conn:
-            return int(conn.execute("SELECT COUNT(*) FROM query_log").fetchone()[0])
+            return int(conn.execute("SELECT COUNT(*) FROM query_log WHERE user_name = ?", (self._user,)).fetchone()[0])
 
     def entries(self, limit: int = 50, offset: int = 0) -> list[QueryLogEntry]:
         """Newest first."""
         with closing(self._connect()) as conn:
             rows = conn.execute(
-                "SELECT * FROM query_log ORDER BY id DESC LIMIT ? OFFSET ?", (limit, offset)
+                "SELECT * FROM query_log WHERE user_name = ? ORDER BY id DESC LIMIT ? OFFSET ?",
+                (self._user, limit, offset),
             ).fetchall()
         return [
             QueryLogEntry(

@@ -2,8 +2,8 @@
 
 In SQLite rather than in memory because each `ragchat ask --session ID` is its own process: the
 window has to outlive it. The app keys it on the browser session (one key per tab, kept across
-"New conversation"), the CLI on the `--session` id; a question with no session (a one-off
-`ragchat ask`, a script calling RagService.ask) is not limited.
+"New conversation"), the CLI on the `--session` id, each within its user; a question with no
+session (a one-off `ragchat ask`, a script calling RagService.ask) is not limited.
 """
 
 from __future__ import annotations
@@ -24,10 +24,14 @@ WINDOW_S = 60.0
 
 
 class RateLimiter(SQLiteTables):
-    def __init__(self, db_path: Path, per_minute: int, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self, db_path: Path, per_minute: int, clock: Callable[[], float] = time.time, user: str | None = None
+    ) -> None:
+        """`user`: keys are counted per user (None: the default user, whose keys are as before)."""
         super().__init__(db_path, _SCHEMA)
         self.limit = per_minute
         self._clock = clock
+        self._scope = f"{user}\n" if user else ""
 
     def acquire(self, key: str) -> float | None:
         """Count one question for `key` if it is under the limit (None); otherwise record nothing and
@@ -35,7 +39,8 @@ class RateLimiter(SQLiteTables):
         if self.limit <= 0:
             return None
         now = self._clock()
-        hashed = hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]  # a CLI session id may be anything
+        # A CLI session id may be anything; one user's key never counts for another user.
+        hashed = hashlib.sha256((self._scope + key).encode("utf-8")).hexdigest()[:16]
         with closing(self._connect()) as conn, conn:
             conn.execute("BEGIN IMMEDIATE")  # two processes on one session cannot both take the last slot
             conn.execute("DELETE FROM rate_events WHERE at <= ?", (now - WINDOW_S,))

@@ -1,14 +1,31 @@
 """The vector store port and its Chroma adapter (embedded PersistentClient, or a server when
 RAGCHAT_CHROMA_HOST is set). Embeddings are always passed in: the collection has no embedding
-function, because Chroma's default one downloads a model."""
+function, because Chroma's default one downloads a model.
+
+In server mode every call that fails on the way (server down, connection lost, timeout, collection
+deleted under us) raises `VectorStoreUnavailable` with one sentence to show, never a raw httpx error.
+"""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from typing import Any
 
+from rag.chroma_server import (
+    auth_headers,
+    check_status,
+    collection_gone,
+    probe,
+    store_label,
+    timeout,
+    unreachable,
+)
 from ragchat.schemas import Chunk
 from ragchat.settings import Settings
+
+log = logging.getLogger(__name__)
 
 
 class ChromaStore:
@@ -17,62 +34,104 @@ class ChromaStore:
         from chromadb.config import Settings as ChromaSettings
 
         chroma_settings = ChromaSettings(anonymized_telemetry=False)
+        self._server: Settings | None = settings if settings.chroma_host else None
         if settings.chroma_host:
-            self._client = chromadb.HttpClient(
-                host=settings.chroma_host, port=settings.chroma_port, settings=chroma_settings
-            )
-            self.label = f"chroma server {settings.chroma_host}:{settings.chroma_port}"
+            probe(settings)
+            with self._answering():
+                self._client = chromadb.HttpClient(
+                    host=settings.chroma_host,
+                    port=settings.chroma_port,
+                    ssl=settings.chroma_ssl,
+                    headers=auth_headers(settings),
+                    settings=chroma_settings,
+                )
+            _tune_session(self._client, settings)
         else:
             settings.chroma_path.mkdir(parents=True, exist_ok=True)
             self._client = chromadb.PersistentClient(path=str(settings.chroma_path), settings=chroma_settings)
-            self.label = f"chroma embedded {settings.chroma_path}"
+        self.label = store_label(settings)
         self._name = settings.collection
-        self._collection = self._open()
+        with self._answering():
+            self._collection = self._open()
+
+    @contextmanager
+    def _answering(self) -> Iterator[None]:
+        """Server mode: transport failures and a vanished collection become VectorStoreUnavailable
+        (a refused token and gateway errors already raise it, from the session's response hook)."""
+        if self._server is None:
+            yield
+            return
+        import httpx
+        from chromadb.errors import NotFoundError
+
+        try:
+            yield
+        except httpx.TransportError as exc:
+            raise unreachable(self._server, exc) from exc
+        except NotFoundError as exc:
+            raise collection_gone(self._server) from exc
 
     def _open(self) -> Any:
         return self._client.get_or_create_collection(
             self._name, embedding_function=None, metadata={"hnsw:space": "cosine"}
         )
 
+    def check(self) -> None:
+        """Raise VectorStoreUnavailable unless the store answers (before a change that must not half-happen)."""
+        with self._answering():
+            self._client.heartbeat()
+
     def reset(self) -> None:
         """Drop every chunk (a rebuild with another embedding model may change the dimension)."""
-        self._client.delete_collection(self._name)
-        self._collection = self._open()
+        from chromadb.errors import NotFoundError
+
+        with self._answering():
+            with suppress(NotFoundError):  # already gone (deleted on the server): a rebuild starts from nothing
+                self._client.delete_collection(self._name)
+            self._collection = self._open()
 
     def add(self, chunks: list[Chunk], embeddings: list[list[float]]) -> None:
         if not chunks:
             return
-        self._collection.upsert(
-            ids=[c.chunk_id for c in chunks],
-            embeddings=embeddings,
-            documents=[c.text for c in chunks],
-            metadatas=[_to_metadata(c) for c in chunks],
-        )
+        with self._answering():
+            self._collection.upsert(
+                ids=[c.chunk_id for c in chunks],
+                embeddings=embeddings,
+                documents=[c.text for c in chunks],
+                metadatas=[_to_metadata(c) for c in chunks],
+            )
 
     def delete_document(self, doc_id: str, keep_hash: str | None = None) -> None:
         """Delete a document's chunks; with keep_hash, only those of other versions."""
         where: dict[str, Any] = {"doc_id": doc_id}
         if keep_hash is not None:
             where = {"$and": [where, {"content_hash": {"$ne": keep_hash}}]}
-        self._collection.delete(where=where)
+        with self._answering():
+            self._collection.delete(where=where)
 
     def delete_version(self, doc_id: str, content_hash: str) -> None:
         """Delete the chunks of one version of a document (an unfinished or replaced one)."""
-        self._collection.delete(where={"$and": [{"doc_id": doc_id}, {"content_hash": content_hash}]})
+        with self._answering():
+            self._collection.delete(where={"$and": [{"doc_id": doc_id}, {"content_hash": content_hash}]})
 
     def count_version(self, doc_id: str, content_hash: str) -> int:
-        result = self._collection.get(where={"$and": [{"doc_id": doc_id}, {"content_hash": content_hash}]}, include=[])
+        with self._answering():
+            result = self._collection.get(
+                where={"$and": [{"doc_id": doc_id}, {"content_hash": content_hash}]}, include=[]
+            )
         return len(result["ids"])
 
     def count(self) -> int:
-        return self._collection.count()
+        with self._answering():
+            return int(self._collection.count())
 
     def query(self, embedding: list[float], k: int) -> list[tuple[Chunk, float]]:
         """Nearest chunks with their cosine similarity (1 - cosine distance), best first. (An empty
         collection answers with no rows; asking count() first cost a round trip per search.)"""
-        result = self._collection.query(
-            query_embeddings=[embedding], n_results=k, include=["documents", "metadatas", "distances"]
-        )
+        with self._answering():
+            result = self._collection.query(
+                query_embeddings=[embedding], n_results=k, include=["documents", "metadatas", "distances"]
+            )
         rows = zip(
             result["ids"][0], result["documents"][0], result["metadatas"][0], result["distances"][0], strict=False
         )
@@ -82,18 +141,34 @@ class ChromaStore:
         """Chunks by id, with their stored embeddings (to score BM25-only hits by cosine too)."""
         if not chunk_ids:
             return {}
-        result = self._collection.get(ids=chunk_ids, include=["documents", "metadatas", "embeddings"])
+        with self._answering():
+            result = self._collection.get(ids=chunk_ids, include=["documents", "metadatas", "embeddings"])
         rows = zip(result["ids"], result["documents"], result["metadatas"], result["embeddings"], strict=True)
         return {cid: (_from_metadata(cid, text, meta), list(vector)) for cid, text, meta, vector in rows}
 
     def iter_chunks(self, batch: int = 2000) -> Iterator[list[Chunk]]:
         """Every stored chunk, a batch at a time (to rebuild the BM25 index after it was lost)."""
         for offset in range(0, self.count(), batch):
-            result = self._collection.get(offset=offset, limit=batch, include=["documents", "metadatas"])
+            with self._answering():
+                result = self._collection.get(offset=offset, limit=batch, include=["documents", "metadatas"])
             yield [
                 _from_metadata(cid, text, meta)
                 for cid, text, meta in zip(result["ids"], result["documents"], result["metadatas"], strict=True)
             ]
+
+
+def _tune_session(client: Any, settings: Settings) -> None:
+    """chromadb's HTTP client waits forever (its httpx session has no timeout, and no setting sets
+    one), so a hung server would hang a search: give its session RAGCHAT_CHROMA_TIMEOUT_S. And have
+    a refused token or a proxy's gateway error raise its sentence instead of the proxy's error page."""
+    import httpx
+
+    session = getattr(getattr(client, "_server", None), "_session", None)
+    if not isinstance(session, httpx.Client):
+        log.warning("chromadb's HTTP client changed: its requests have no timeout and a proxy's errors no sentence")
+        return
+    session.timeout = timeout(settings)
+    session.event_hooks["response"].append(lambda response: check_status(settings, response.status_code))
 
 
 def _to_metadata(chunk: Chunk) -> dict[str, Any]:

@@ -12,18 +12,24 @@ from typing import TYPE_CHECKING
 
 from eval.dataset import STARTER_DATASET
 from ingestion.errors import IndexOutOfDate
+from rag.chroma_server import VectorStoreUnavailable
 from rag.conversation_export import LOW_CONFIDENCE_NOTE
+from rag.conversations import ForeignSession
 from ragchat.schemas import IngestProgress, Scores
 from ragchat.settings import PROJECT_ROOT, get_settings
+from ragchat.users import InvalidUserName
 
 if TYPE_CHECKING:
     from tools.weather_models import WeatherAnalysis, WeatherFailure
 
 
-def _service():
+def _service(args: argparse.Namespace | None = None):
+    """The service for `--user` (else RAGCHAT_USER, else the default user)."""
     from ragchat.service import RagService
 
-    return RagService(get_settings())
+    settings = get_settings()
+    user = getattr(args, "user", None) or settings.user
+    return RagService(settings, user=user)
 
 
 def _print_json(payload: object) -> None:
@@ -38,7 +44,7 @@ def _progress_line(name: str, update: IngestProgress) -> None:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    service = _service()
+    service = _service(args)
     live = sys.stderr.isatty()
     results = service.ingest_paths(
         [Path(p) for p in args.paths],
@@ -60,8 +66,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_reindex(args: argparse.Namespace) -> int:
-    service = _service()
+    service = _service(args)
     problems = service.index_problems()
+    lost = [r for r in service.documents() if r.missing_chunks]
+    if lost:
+        problems.append(f"the vector store lost chunks of {', '.join(r.source for r in lost)}")
     if not problems and not args.force:
         print("The index already matches the current settings; nothing to do (--force rebuilds anyway).")
         return 0
@@ -81,7 +90,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
 
 
 def cmd_redactions(args: argparse.Namespace) -> int:
-    service = _service()
+    service = _service(args)
     if not any(d.source == args.source for d in service.documents()):
         print(f"no document named {args.source!r}", file=sys.stderr)
         return 1
@@ -102,7 +111,7 @@ def _retrieval_flags(args: argparse.Namespace) -> dict[str, object]:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    service = _service()
+    service = _service(args)
     flags = _retrieval_flags(args)
     if args.queries:
         with open(args.queries, encoding="utf-8") as handle:
@@ -145,7 +154,7 @@ def _scores_line(scores: Scores) -> str:
 def cmd_ask(args: argparse.Namespace) -> int:
     """Exit 0 with an answer (or the refusal), 1 when the model failed, 2 when a guardrail stopped the
     question (too long, an injection pattern, the session's rate limit)."""
-    service = _service()
+    service = _service(args)
     stream = service.ask_stream(
         args.question, args.session, top_k=args.k, on_queued=_QueueNotice(), **_retrieval_flags(args)
     )
@@ -206,7 +215,7 @@ class _QueueNotice:
 
 def cmd_logs(args: argparse.Namespace) -> int:
     """The query log, newest first (every text field was masked before it was written)."""
-    log = _service().query_log
+    log = _service(args).query_log
     entries = log.entries(limit=args.limit, offset=args.offset)
     if args.json:
         _print_json([e.model_dump(mode="json") for e in entries])
@@ -225,7 +234,7 @@ def cmd_logs(args: argparse.Namespace) -> int:
 
 def cmd_history(args: argparse.Namespace) -> int:
     """Stored conversations: list them, export one as Markdown with its citations, or delete one."""
-    service = _service()
+    service = _service(args)
     if args.action == "list":
         sessions = service.conversations.sessions(limit=args.limit)
         if args.json:
@@ -261,7 +270,11 @@ def _shorten(text: str, limit: int) -> str:
 
 
 def cmd_docs(args: argparse.Namespace) -> int:
-    service = _service()
+    service = _service(args)
+    try:
+        service.check_store()  # marks documents whose chunks the vector store lost
+    except VectorStoreUnavailable as exc:  # the registry is local: list it anyway
+        print(f"ragchat: could not check the documents against the vector store: {exc}", file=sys.stderr)
     records = service.documents()
     if args.json:
         _print_json([r.model_dump(mode="json") for r in records])
@@ -272,18 +285,20 @@ def cmd_docs(args: argparse.Namespace) -> int:
             print(f"{r.source}\t{r.file_type}\t{r.pages} pages\t{r.chunks} chunks")
             for warning in r.warnings:
                 print(f"  note: {warning}")
+            if r.missing_chunks:
+                print(f"  missing: {r.missing_note()}")
     return 0
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
-    removed = _service().delete(args.source)
+    removed = _service(args).delete(args.source)
     print(f"deleted {args.source}" if removed else f"no document named {args.source!r}")
     return 0 if removed else 1
 
 
 def cmd_memory(args: argparse.Namespace) -> int:
     """Review USER_MEMORY.md / COMPANY_MEMORY.md, what the last turn wrote, or delete an entry."""
-    memory = _service().memory
+    memory = _service(args).memory
     if args.forget:
         removed = memory.forget(args.forget)
         print(f"forgot: {args.forget}" if removed else f"no memory entry {args.forget!r}")
@@ -493,8 +508,13 @@ def cmd_ui(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ragchat", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
+    # The commands that read or write one user's data (memory, conversations, logs, per-user documents).
+    as_user = argparse.ArgumentParser(add_help=False)
+    as_user.add_argument(
+        "--user", help="act for this user (default: RAGCHAT_USER, else the default user of a single-user install)"
+    )
 
-    p = sub.add_parser("ingest", help="index PDF, TXT and Markdown files")
+    p = sub.add_parser("ingest", parents=[as_user], help="index PDF, TXT and Markdown files")
     p.add_argument("paths", nargs="+")
     p.add_argument("--json", action="store_true")
     p.add_argument("--password", help="password of encrypted PDFs among the files")
@@ -506,17 +526,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_ingest)
 
-    p = sub.add_parser("reindex", help="rebuild chunks and vectors after a change of embedding model or chunking")
+    p = sub.add_parser(
+        "reindex", parents=[as_user], help="rebuild chunks and vectors after a change of embedding model or chunking"
+    )
     p.add_argument("--force", action="store_true", help="rebuild even when the index matches the settings")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_reindex)
 
-    p = sub.add_parser("redactions", help="the redaction report of a document")
+    p = sub.add_parser("redactions", parents=[as_user], help="the redaction report of a document")
     p.add_argument("source")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_redactions)
 
-    p = sub.add_parser("search", help="ranked chunks for a query, no LLM")
+    p = sub.add_parser("search", parents=[as_user], help="ranked chunks for a query, no LLM")
     p.add_argument("query", nargs="?")
     p.add_argument("-k", type=int, default=None)
     p.add_argument("--queries", help="JSONL file of {id, text}; prints one JSON line per query")
@@ -525,7 +547,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_search)
 
-    p = sub.add_parser("ask", help="a cited answer from the indexed documents")
+    p = sub.add_parser("ask", parents=[as_user], help="a cited answer from the indexed documents")
     p.add_argument("question")
     p.add_argument("--session", help="continue (or start) the conversation with this id")
     p.add_argument("-k", type=int, default=None, help="passages given to the model (default RAGCHAT_TOP_K)")
@@ -533,13 +555,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_ask)
 
-    p = sub.add_parser("logs", help="the query log, newest first (masked)")
+    p = sub.add_parser("logs", parents=[as_user], help="the query log, newest first (masked)")
     p.add_argument("--limit", type=int, default=20)
     p.add_argument("--offset", type=int, default=0, help="skip this many newer entries (paging)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_logs)
 
-    p = sub.add_parser("history", help="stored conversations: list, export as Markdown, delete")
+    p = sub.add_parser("history", parents=[as_user], help="stored conversations: list, export as Markdown, delete")
     p.add_argument("action", choices=["list", "export", "delete"])
     p.add_argument("session", nargs="?", help="the conversation's id (export, delete)")
     p.add_argument("-o", "--output", help="export: write the Markdown to this file instead of stdout")
@@ -547,15 +569,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="list: as JSON")
     p.set_defaults(func=cmd_history)
 
-    p = sub.add_parser("docs", help="list indexed documents")
+    p = sub.add_parser("docs", parents=[as_user], help="list indexed documents")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_docs)
 
-    p = sub.add_parser("delete", help="remove a document from the index")
+    p = sub.add_parser("delete", parents=[as_user], help="remove a document from the index")
     p.add_argument("source")
     p.set_defaults(func=cmd_delete)
 
-    p = sub.add_parser("memory", help="review what ragchat remembers about you and your company")
+    p = sub.add_parser("memory", parents=[as_user], help="review what ragchat remembers about you and your company")
     p.add_argument("--forget", metavar="ENTRY", help="delete this entry (its exact text)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_memory)
@@ -576,7 +598,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-explain", action="store_true", help="skip the LLM's plain-language explanation")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_weather)
-
 
     p = sub.add_parser("eval", help="score answers on a question set: our metrics and RAGAS, reports/eval.md")
     p.add_argument("--dataset", type=Path, default=STARTER_DATASET, help="JSONL question set (default: starter set)")
@@ -610,9 +631,12 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
-    except IndexOutOfDate as exc:
+    except (IndexOutOfDate, VectorStoreUnavailable) as exc:
         print(f"ragchat: {exc}", file=sys.stderr)
         return 1
+    except (InvalidUserName, ForeignSession) as exc:
+        print(f"ragchat: {exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("\nInterrupted; a file being indexed was rolled back.", file=sys.stderr)
         return 130

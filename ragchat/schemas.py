@@ -94,6 +94,18 @@ class DocumentRecord(IngestNotes):
     pages: int
     chunks: int
     ingested_at: datetime
+    missing_chunks: int = Field(
+        default=0,
+        description="Chunks the vector store no longer holds (found at start-up): the document is not fully "
+        "searchable until the index is rebuilt or the file uploaded again.",
+    )
+
+    def missing_note(self) -> str:
+        """What `ragchat docs` and the app say about a document with missing chunks."""
+        return (
+            f"{self.missing_chunks} of its {self.chunks} chunks are gone from the vector store, so it is not fully "
+            "searchable: rebuild the index (`ragchat reindex`, or the app's Rebuild index) or upload it again"
+        )
 
 
 class IngestResult(IngestNotes):
@@ -219,6 +231,7 @@ class ModelInfo(BaseModel):
     llm: str
     embedder: str
     reranker: str
+    vector_store: str = Field(default="", description="Which Chroma ran: embedded (its path) or a server (its URL).")
 
 
 LLMProvider = Literal["llamacpp", "ollama", "openai"]

@@ -1,7 +1,8 @@
 """The one Python API behind the Streamlit app, the CLI and the tests.
 
 Heavy parts (embedder, vector store, LLM) are created on first use and then kept, so a search needs
-no LLM and `ragchat docs` loads no model at all.
+no LLM and `ragchat docs` loads no model at all. A service acts for one user (the default user unless
+named); `for_user` gives another user's service, which borrows the models of the first.
 """
 
 from __future__ import annotations
@@ -15,13 +16,13 @@ from pathlib import Path
 
 from ingestion.indexer import Indexer, Progress, _no_progress
 from ingestion.jobs import IngestJobs
-from ingestion.ocr import Tesseract
 from ingestion.registry import Registry
 from memory.markdown_store import memory_files
 from memory.memory import Memory
 from memory.memory_log import MemoryLog
 from rag.answerer import Answerer, AnswerStream
 from rag.bm25_index import BM25Index
+from rag.chroma_server import store_label
 from rag.conversation_export import conversation_markdown
 from rag.conversations import ConversationStore
 from rag.embedder import Embedder
@@ -36,6 +37,7 @@ from rag.reranker import Reranker, load_reranker
 from rag.retriever import HybridRetriever
 from rag.support import SupportChecker
 from rag.vector_store import ChromaStore
+from ragchat.document_index import DocumentIndex
 from ragchat.schemas import (
     Answer,
     DocumentRecord,
@@ -51,6 +53,7 @@ from ragchat.schemas import (
     doc_id_for,
 )
 from ragchat.settings import Settings
+from ragchat.users import user_name, user_space
 from tools.weather import run_weather_tool
 from tools.weather_explanation import explanation_messages, facts, unsupported_numbers, whole_sentences
 from tools.weather_models import WeatherAnalysis, WeatherRequest
@@ -61,78 +64,94 @@ OLLAMA_LIST_TTL_S = 30.0  # how long the app reuses Ollama's model list (it is a
 
 
 class RagService:
-    def __init__(self, settings: Settings, llm: LLM | None = None) -> None:
-        """`llm`: an already loaded model to share (the Eval page evaluates with the app's model)."""
+    def __init__(
+        self, settings: Settings, llm: LLM | None = None, user: str | None = None, *, owner: RagService | None = None
+    ) -> None:
+        """`llm`: an already loaded model to share (the Eval page evaluates with the app's model).
+        `user`: who this service acts for (None: the default user, i.e. the single-user layout);
+        InvalidUserName for a bad name. `owner`: the service whose models this one borrows (for_user)."""
         self.settings = settings
         settings.home.mkdir(parents=True, exist_ok=True)
+        self.user = user_name(user)
+        self.space = user_space(settings, self.user)
+        self._owner = owner or self
+        self._views: dict[str, RagService] = {}
+        self._views_lock = threading.Lock()
         self._llm: LLM | None = llm
         self._llm_lock = threading.Lock()
-        self._index_checked = False
         # The chosen model: None until resolved from the settings (auto asks Ollama) or set by use_llm.
         self._choice: LLMChoice | None = None
         self._llm_state: LLMState = "not loaded"
         self._llm_error: str | None = None
         self._ollama_listed: tuple[float, list[str]] = (float("-inf"), [])
 
-    @cached_property
-    def registry(self) -> Registry:
-        return Registry(self.settings.db_path)
+    def for_user(self, user: str | None) -> RagService:
+        """The service as `user` sees it: their memory, conversations, query log and rate limit (and
+        their own documents with RAGCHAT_DOCUMENTS=per_user). It borrows this process's models: one LLM
+        (a single llama.cpp instance), one embedder and one reranker serve every user, and the shared
+        document index is one for all. A user's service is made once per process and kept.
+        InvalidUserName for a bad name."""
+        owner = self._owner
+        name = user_name(user)
+        if name == owner.user:
+            return owner
+        with owner._views_lock:
+            view = owner._views.get(name or "")
+            if view is None:
+                view = owner._views[name or ""] = RagService(owner.settings, user=name, owner=owner)
+        return view
 
     @cached_property
     def embedder(self) -> Embedder:
-        return Embedder(self.settings)
-
-    @cached_property
-    def store(self) -> ChromaStore:
-        return ChromaStore(self.settings)
-
-    @cached_property
-    def bm25(self) -> BM25Index:
-        return BM25Index(self.settings.bm25_path)
-
-    @cached_property
-    def indexer(self) -> Indexer:
-        indexer = Indexer(
-            self.settings, self.embedder, self.store, self.bm25, self.registry, Tesseract.from_settings(self.settings)
-        )
-        # A run killed mid-ingest left chunks of a version that never went live: delete them first,
-        # so the stores agree again and the count check below does not rebuild BM25 for nothing.
-        indexer.recover()
-        if len(self.bm25) != self.store.count():
-            # The keyword index was deleted, or a crash left it behind the vector store: refill it once.
-            log.warning("BM25 index out of step with the vector store; rebuilding it from the stored chunks")
-            indexer.rebuild_keyword_index()
-        return indexer
+        return Embedder(self.settings) if self._owner is self else self._owner.embedder
 
     @cached_property
     def _reranker(self) -> tuple[Reranker | None, str]:
-        return load_reranker(self.settings)
+        return load_reranker(self.settings) if self._owner is self else self._owner._reranker
+
+    @cached_property
+    def document_index(self) -> DocumentIndex:
+        """The documents this user searches: with RAGCHAT_DOCUMENTS=shared the owner's, one for all."""
+        if self._owner is not self and self.settings.documents == "shared":
+            return self._owner.document_index
+        return DocumentIndex(self.settings, self.space, lambda: self.embedder, lambda: self._reranker)
+
+    @property
+    def registry(self) -> Registry:
+        return self.document_index.registry
+
+    @property
+    def store(self) -> ChromaStore:
+        return self.document_index.store
+
+    @property
+    def bm25(self) -> BM25Index:
+        return self.document_index.bm25
+
+    @property
+    def indexer(self) -> Indexer:
+        return self.document_index.indexer
+
+    @property
+    def retriever(self) -> HybridRetriever:
+        return self.document_index.retriever
+
+    @property
+    def jobs(self) -> IngestJobs:
+        """Background ingests for the app: one worker, progress to poll, cancel between batches."""
+        return self.document_index.jobs
 
     @cached_property
     def conversations(self) -> ConversationStore:
-        return ConversationStore(self.settings.db_path)
-
-    @cached_property
-    def retriever(self) -> HybridRetriever:
-        self.indexer  # noqa: B018 - checks the BM25 index is in step before the first search
-        reranker, label = self._reranker
-        return HybridRetriever(
-            self.embedder,
-            self.store,
-            self.bm25,
-            self.registry,
-            reranker,
-            label,
-            candidates=self.settings.candidates,
-            fusion=self.settings.fusion,
-        )
+        return ConversationStore(self.settings.db_path, self.user)
 
     @cached_property
     def memory(self) -> Memory:
-        """USER_MEMORY.md and COMPANY_MEMORY.md in RAGCHAT_HOME, and the graph that writes them."""
+        """USER_MEMORY.md and COMPANY_MEMORY.md (in RAGCHAT_HOME for the default user; see
+        ragchat/users.py for a named one), and the graph that writes them."""
         return Memory(
-            memory_files(self.settings.home),
-            MemoryLog(self.settings.db_path),
+            memory_files(self.space.user_memory_dir, self.space.company_memory_dir),
+            MemoryLog(self.settings.db_path, self.user),
             self.llm,
             self.embedder.embed,
             self.settings.memory_min_confidence,
@@ -141,14 +160,14 @@ class RagService:
 
     @cached_property
     def query_log(self) -> QueryLog:
-        return QueryLog(self.settings.db_path)
+        return QueryLog(self.settings.db_path, self.user)
 
     @cached_property
     def answerer(self) -> Answerer:
         memory = self.memory if self.settings.memory_enabled else None
         guardrails = Guardrails(
             self.settings.max_question_chars,
-            RateLimiter(self.settings.db_path, self.settings.rate_limit_per_minute),
+            RateLimiter(self.settings.db_path, self.settings.rate_limit_per_minute, user=self.user),
         )
         support = SupportChecker(
             self.embedder.embed, self.settings.support_min_overlap, self.settings.support_min_similarity
@@ -167,6 +186,8 @@ class RagService:
 
     def llm(self) -> LLM:
         """The answering model, built on first use (loading a GGUF takes seconds)."""
+        if self._owner is not self:
+            return self._owner.llm()
         with self._llm_lock:
             if self._llm is None:
                 self._llm_state = "loading"
@@ -180,12 +201,16 @@ class RagService:
 
     def llm_choice(self) -> LLMChoice:
         """The provider and model that answer (or will, once loaded)."""
+        if self._owner is not self:
+            return self._owner.llm_choice()
         if self._choice is None:
             self._choice = resolve_llm(self.settings)
         return self._choice
 
     def llm_status(self) -> LLMStatus:
         """Not loaded / loading / ready / failed (with why), for the app's model status line."""
+        if self._owner is not self:
+            return self._owner.llm_status()
         llm, state, error = self._llm, self._llm_state, self._llm_error
         try:
             choice = self.llm_choice()
@@ -197,6 +222,8 @@ class RagService:
     def llm_options(self) -> list[LLMOption]:
         """The models the app can switch to: the packaged GGUFs (unavailable ones say how to install
         them), what a reachable Ollama serves, and the configured model if it is none of those."""
+        if self._owner is not self:
+            return self._owner.llm_options()
         options: list[LLMOption] = []
         for name, spec in PACKAGED_GGUFS.items():
             installed = gguf_installed(name, self.settings.model_dir)
@@ -219,6 +246,8 @@ class RagService:
     def use_llm(self, choice: LLMChoice) -> LLM:
         """Answer with another model from now on, for every session of this process. The new model is
         loaded before the old one is let go, so a failure (raised) leaves the current model in place."""
+        if self._owner is not self:
+            return self._owner.use_llm(choice)
         with self._llm_lock:
             previous_state = self._llm_state
             self._llm_state = "loading"
@@ -239,16 +268,15 @@ class RagService:
         return tags
 
     def models(self) -> ModelInfo:
+        store = store_label(self.settings.model_copy(update={"collection": self.space.collection}))
+        if self._owner is not self:
+            return self._owner.models().model_copy(update={"vector_store": store})
         return ModelInfo(
             llm=self._llm.label if self._llm else "not loaded yet",
             embedder=self.embedder.label,
             reranker=self._reranker[1],
+            vector_store=store,
         )
-
-    @cached_property
-    def jobs(self) -> IngestJobs:
-        """Background ingests for the app: one worker, progress to poll, cancel between batches."""
-        return IngestJobs(self)
 
     def ingest_bytes(
         self,
@@ -260,8 +288,9 @@ class RagService:
         cancel: threading.Event | None = None,
     ) -> IngestResult:
         """Index one file. redact None follows RAGCHAT_REDACT_PII; cancel stops between batches and
-        leaves the index as it was (status "cancelled")."""
-        return self.indexer.ingest(name, data, progress, password=password, redact=redact, cancel=cancel)
+        leaves the index as it was (status "cancelled"). A Chroma server that cannot be reached fails
+        the file with the reason, like any other failure."""
+        return self.document_index.ingest_bytes(name, data, progress, password=password, redact=redact, cancel=cancel)
 
     def ingest_paths(
         self,
@@ -283,7 +312,15 @@ class RagService:
         return results
 
     def documents(self) -> list[DocumentRecord]:
+        """The registry's documents (local, so listed even while a Chroma server is down). Which of them
+        the vector store lost chunks of is recorded by `check_store`."""
         return self.registry.all()
+
+    def check_store(self) -> None:
+        """Open the vector store and bring BM25 and the registry in step with it, once per process
+        (every search, ask and ingest does it first). Raises VectorStoreUnavailable when a Chroma
+        server cannot be used."""
+        self.indexer  # noqa: B018 - recover + reconcile run when the indexer is built
 
     def redactions(self, source: str) -> list[Redaction]:
         """The redaction report of a document (empty when it was indexed without redaction)."""
@@ -298,21 +335,12 @@ class RagService:
 
     def reindex(self, progress: Progress = _no_progress) -> list[IngestResult]:
         """Rebuild every document's chunks and vectors with the current settings, from stored page texts."""
-        results = self.indexer.rebuild(progress)
-        self._index_checked = False
-        return results
-
-    def _require_current_index(self) -> None:
-        """Searching vectors made by another model (or other chunks) would return nonsense: refuse
-        with the reason until the index is rebuilt. Checked once per process when it passes."""
-        if not self._index_checked:
-            self.indexer.require_current_index()
-            self._index_checked = True
+        return self.document_index.reindex(progress)
 
     def search(
         self, query: str, k: int | None = None, bm25_weight: float | None = None, rerank: bool = True
     ) -> Retrieval:
-        self._require_current_index()
+        self.document_index.require_current()
         weight = self.settings.bm25_weight if bm25_weight is None else bm25_weight
         return self.retriever.search(query, k or self.settings.top_k, weight, rerank)
 
@@ -327,9 +355,12 @@ class RagService:
         on_queued: QueueListener | None = None,
     ) -> AnswerStream:
         """`client_id` keys the rate limit (the app passes its browser session); else `session_id` does.
-        `on_queued(n)` hears how many generations are ahead while the embedded model is busy (0: its
-        turn came), in the thread that reads the stream."""
-        self._require_current_index()
+        ForeignSession when `session_id` is another user's conversation. `on_queued(n)` hears how many
+        generations are ahead while the embedded model is busy (0: its turn came), in the thread that
+        reads the stream."""
+        if session_id:
+            self.conversations.check_session(session_id)
+        self.document_index.require_current()
         return self.answerer.ask(question, session_id, bm25_weight, rerank, client_id, top_k, on_queued)
 
     def ask(

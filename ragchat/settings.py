@@ -10,8 +10,10 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from ragchat.users import user_name
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
@@ -47,7 +49,10 @@ def check_openmeteo_url(url: str) -> str:
 class Settings(BaseSettings):
     """Runtime settings; names follow the contract in shared/design.md."""
 
-    model_config = SettingsConfigDict(env_prefix="RAGCHAT_", env_file=".env", env_file_encoding="utf-8", extra="ignore")
+    # Errors name the setting and the reason but never echo the value: some values are secrets (tokens, keys).
+    model_config = SettingsConfigDict(
+        env_prefix="RAGCHAT_", env_file=".env", env_file_encoding="utf-8", extra="ignore", hide_input_in_errors=True
+    )
 
     home: Path = Field(default=PROJECT_ROOT, description="Data directory: chroma_db/, memory files, SQLite.")
     model_dir: Path = Field(
@@ -92,10 +97,46 @@ class Settings(BaseSettings):
         description="Truncate texts to this many model tokens (MiniLM was trained on 256); None: no extra limit.",
     )
 
-    # Vector store
-    chroma_host: str | None = None
-    chroma_port: int = 8000
+    # Vector store: embedded Chroma in RAGCHAT_HOME, or a Chroma server when chroma_host is set.
+    # BM25 and the registry stay in RAGCHAT_HOME either way (ARCHITECTURE.md, "Server mode").
+    chroma_host: str | None = Field(default=None, description="Chroma server host; unset: embedded Chroma.")
+    chroma_port: int = Field(default=8000, ge=1, le=65535)
+    chroma_ssl: bool = Field(default=False, description="Talk https to the Chroma server.")
+    chroma_token: SecretStr = Field(
+        default=SecretStr(""),
+        description="Token for a Chroma server behind a token-checking proxy (Chroma 1.x has no auth of its own).",
+    )
+    chroma_token_header: Literal["Authorization", "X-Chroma-Token"] = Field(
+        default="Authorization",
+        description="How the token is sent: `Authorization: Bearer <token>` or `X-Chroma-Token: <token>`.",
+    )
+    chroma_timeout_s: float = Field(
+        default=30.0, gt=0, le=600, description="Longest one Chroma server request may take (connecting: at most 5 s)."
+    )
     collection: str = "ragchat"
+
+    # Several users on one deployment (ragchat/users.py)
+    user: str | None = Field(
+        default=None,
+        description="The user `ragchat` commands act for when --user is not given; unset: the default user.",
+    )
+    user_header: str | None = Field(
+        default=None,
+        description="Behind a sign-in proxy: the request header naming the user (e.g. X-Forwarded-User). The app "
+        "then takes the user from it, offers no way to change it, and refuses a request without it.",
+    )
+    documents: Literal["shared", "per_user"] = Field(
+        default="shared", description="shared: one document index for everyone; per_user: each user their own."
+    )
+    company_memory: Literal["shared", "per_user"] = Field(
+        default="shared",
+        description="shared: one COMPANY_MEMORY.md for everyone on the deployment; per_user: one per user.",
+    )
+
+    @field_validator("user")
+    @classmethod
+    def _user_name(cls, value: str | None) -> str | None:
+        return user_name(value)
 
     # Chunking
     chunk_size: int = Field(default=200, description="Target chunk size in tokens (LlamaIndex tokenizer).")
@@ -206,6 +247,15 @@ class Settings(BaseSettings):
         default=PROJECT_ROOT.parent / "shared" / "data" / "squad2-normans",
         description="The SQuAD 2.0 'Normans' set (Normans.md + questions.jsonl), offered when present.",
     )
+
+    @field_validator("chroma_token")
+    @classmethod
+    def _token_chars(cls, value: SecretStr) -> SecretStr:
+        """A token goes into an HTTP header: visible ASCII only (the message never repeats it)."""
+        token = value.get_secret_value()
+        if any(not (33 <= ord(char) <= 126) for char in token):
+            raise ValueError("the Chroma token must be printable ASCII without spaces")
+        return value
 
     @field_validator("ollama_host")
     @classmethod

@@ -15,7 +15,7 @@ from ragchat.schemas import Answer, DocumentRecord, GuardrailOutcome, Hit
 from ragchat.service import RagService
 from ui import ingest_panel
 from ui.citations import render_citation_chips
-from ui.common import calm_errors, calm_notice, duration, get_service, shorten
+from ui.common import calm_errors, calm_notice, duration, get_user_service, shorten
 from ui.copy_button import copy_button
 from ui.memory_panel import render_memory_panel
 from ui.settings_panel import init_settings, render_model_status, render_settings, retrieval_options
@@ -137,8 +137,6 @@ def _assistant_message(answer: Answer) -> Message:
         "answer": answer.model_dump(mode="json"),
         "candidates": [h.model_dump(mode="json") for h in answer.hits],
     }
-
-
 
 
 # ----------------------------------------------------------------------------- chat
@@ -329,7 +327,7 @@ def render() -> None:
     st.caption("Answers from your own documents, with checkable sources. Everything runs locally.")
 
     try:
-        service = get_service()
+        service = get_user_service()
     except Exception as exc:
         log.exception("starting the service failed")
         calm_notice(f"ragchat could not start: {exc}")
@@ -364,4 +362,3 @@ def render() -> None:
             render_memory_panel(service)
         with calm_errors("Reading the model status"):
             render_model_status(service)
-

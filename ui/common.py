@@ -1,4 +1,5 @@
-"""What every page shares: the one RagService per server process, calm error notices, formatting."""
+"""What every page shares: the one RagService per server process and the active user's view of it,
+calm error notices, formatting."""
 
 from __future__ import annotations
 
@@ -26,6 +27,15 @@ def get_service() -> RagService:
     service = RagService(get_settings())
     threading.Thread(target=_preload_llm, args=(service,), name="llm-preload", daemon=True).start()
     return service
+
+
+ACTIVE_USER = "user"  # session state: the canonical name of this session's user (None: the default user)
+
+
+def get_user_service() -> RagService:
+    """The service as this session's user sees it (ui/user_panel.py sets the user): their memory,
+    conversations and query log, on the process's shared models."""
+    return get_service().for_user(st.session_state.get(ACTIVE_USER))
 
 
 def _preload_llm(service: RagService) -> None:

@@ -14,7 +14,7 @@ import streamlit as st
 from ingestion.jobs import IngestJobView
 from ragchat.schemas import DocumentRecord, IngestResult
 from ragchat.service import RagService
-from ui.common import calm_errors, duration
+from ui.common import calm_errors, duration, escape_markdown
 
 UPLOAD_TYPES = ["pdf", "txt", "md", "markdown"]
 POLL_SECONDS = 1.0
@@ -34,16 +34,25 @@ def size_text(pages: int, chunks: int) -> str:
 
 
 def render_index_notice(service: RagService) -> None:
-    """When the stored vectors were made with other settings, say so and offer the rebuild."""
+    """When the stored vectors were made with other settings, or the vector store lost documents'
+    chunks (a Chroma server wiped or restored), say so and offer the rebuild."""
     with calm_errors("Checking the index"):
         problems = service.index_problems()
-        if not problems or service.jobs.busy():
+        lost = [d.source for d in service.documents() if d.missing_chunks]
+        if not (problems or lost) or service.jobs.busy():
             return
-        st.warning(
-            "The index was built with other settings and must be rebuilt before searching: "
-            + "; ".join(problems)
-            + ". Rebuilding re-reads the stored page texts; no upload is needed."
-        )
+        if problems:
+            st.warning(
+                "The index was built with other settings and must be rebuilt before searching: "
+                + "; ".join(problems)
+                + ". Rebuilding re-reads the stored page texts; no upload is needed."
+            )
+        else:
+            st.warning(
+                f"The vector store ({escape_markdown(service.models().vector_store)}) lost chunks of "
+                f"{escape_markdown(', '.join(lost))}, so "
+                "they are not fully searchable. Rebuilding re-reads the stored page texts; no upload is needed."
+            )
         if st.button("Rebuild index", icon=":material/refresh:", type="primary", width="stretch"):
             st.session_state.ingest_jobs.append(service.jobs.submit_rebuild())
             st.rerun()
@@ -167,6 +176,8 @@ def render_document_notes(service: RagService, doc: DocumentRecord) -> None:
     it was redacted, the report to review."""
     for warning in doc.warnings:
         st.caption(warning)
+    if doc.missing_chunks:
+        st.caption(f":orange[{doc.missing_note()}]")
     if doc.redacted:
         with st.expander(f"Redactions ({doc.redactions})"):
             report = service.redactions(doc.source)

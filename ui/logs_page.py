@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from ragchat.schemas import QueryLogEntry
-from ui.common import calm_errors, duration, get_service, shorten
+from ui.common import calm_errors, duration, get_user_service, shorten
 
 log = logging.getLogger("ragchat.app")
 
@@ -60,8 +60,9 @@ def render_entry(entry: QueryLogEntry) -> None:
     if entry.search_query != entry.question:
         st.markdown(f"**Searched for:** {entry.search_query}")
     st.markdown(f"**Answer:** {entry.answer}")
-    stages = " · ".join(f"{name.removesuffix('_ms')} {duration(ms)}" for name, ms in entry.timings_ms.items()
-                        if name.endswith("_ms"))
+    stages = " · ".join(
+        f"{name.removesuffix('_ms')} {duration(ms)}" for name, ms in entry.timings_ms.items() if name.endswith("_ms")
+    )
     st.caption(f"Stages: {stages}")
     st.caption(f"Models: LLM {entry.models.llm} · embedder {entry.models.embedder} · reranker {entry.models.reranker}")
     if entry.retrieved:
@@ -88,11 +89,12 @@ def render_entry(entry: QueryLogEntry) -> None:
 def render() -> None:
     st.title("Query log")
     st.caption(
-        "Every question asked in the app or with `ragchat ask`, newest first. Emails, phone numbers, card "
+        "Every question you asked in the app or with `ragchat ask`, newest first (each user sees their own). "
+        "Emails, phone numbers, card "
         "numbers, IP addresses and secrets were masked before anything was written."
     )
     try:
-        service = get_service()
+        service = get_user_service()
     except Exception as exc:
         log.exception("starting the service failed")
         st.error(f"ragchat could not start: {exc}")

@@ -1,5 +1,5 @@
-"""The sidebar's memory panel: what ragchat remembers (USER_MEMORY.md, COMPANY_MEMORY.md), what the
-last turn wrote, and a delete button per entry."""
+"""The sidebar's memory panel: what ragchat remembers about the session's user (USER_MEMORY.md) and
+their company (COMPANY_MEMORY.md), what their last turn wrote, and a delete button per entry."""
 
 from __future__ import annotations
 
@@ -21,6 +21,8 @@ def render_memory_panel(service: RagService) -> None:
             st.info(notice)
         for target, entries in (("USER", facts.user), ("COMPANY", facts.company)):
             st.markdown(f"**{_LABELS[target]}** · `{memory.files[target].path.name}`")
+            if target == "COMPANY" and service.user and service.settings.company_memory == "shared":
+                st.caption("Shared by everyone who uses this ragchat.")
             if not entries:
                 st.caption("Nothing yet.")
             for entry in entries:

@@ -16,7 +16,7 @@ import streamlit as st
 
 from ragchat.schemas import LLMChoice, LLMOption, LLMStatus
 from ragchat.service import RagService
-from ui.common import FAILURE_ICON, calm_notice
+from ui.common import FAILURE_ICON, calm_notice, escape_markdown
 
 log = logging.getLogger("ragchat.app")
 
@@ -132,6 +132,9 @@ def _model_status(service: RagService) -> None:
     text, color, icon = _BADGES[status.state]
     st.badge(text, icon=icon, color=color)
     info = service.models()
-    st.markdown(f"**LLM:** {status.label}  \n**Embedder:** {info.embedder}  \n**Reranker:** {info.reranker}")
+    st.markdown(
+        f"**LLM:** {status.label}  \n**Embedder:** {info.embedder}  \n**Reranker:** {info.reranker}  \n"
+        f"**Vector store:** {escape_markdown(info.vector_store)}"
+    )
     if status.error:
         st.caption(f"The model could not be loaded: {status.error}")
