@@ -70,6 +70,7 @@ run: models-app
 
 lint: setup
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 # The Dockerfile and docker-compose.yml, checked without a Docker engine: hadolint from PyPI (Debian
 # bookworm has no package), and Compose v1's `config` (PyPI; `docker compose` v2 is a Docker CLI

@@ -77,8 +77,11 @@ def generate(args: argparse.Namespace) -> list[dict[str, Any]]:
             seen.clear()
             started = time.perf_counter()
             answer = service.ask_stream(row["question"]).result()
-            print(f"[{number}/{len(picked)}] {time.perf_counter() - started:.1f}s {row['question']!r} → "
-                  f"{answer.answer[:100]!r}", file=sys.stderr)
+            print(
+                f"[{number}/{len(picked)}] {time.perf_counter() - started:.1f}s {row['question']!r} → "
+                f"{answer.answer[:100]!r}",
+                file=sys.stderr,
+            )
             records.append(
                 {
                     "question": row["question"],
@@ -111,21 +114,30 @@ def analyse(records: list[dict[str, Any]], embed: Any, min_overlap: float, min_s
     checker = SupportChecker(embed, 0.0, 0.0)  # raw signals; thresholds applied below
     answered = [r for r in records if not r["impossible"] and not r["refused"] and r["hits"]]
     correct = [r for r in answered if any(_contains(r["answer"], g) for g in r["gold"])]
-    print(f"answers: {len(records)} asked; answerable {sum(not r['impossible'] for r in records)}, answered "
-          f"{len(answered)}, correct {len(correct)}; unanswerable {sum(r['impossible'] for r in records)}, "
-          f"not refused {sum(r['impossible'] and not r['refused'] for r in records)}")
+    print(
+        f"answers: {len(records)} asked; answerable {sum(not r['impossible'] for r in records)}, answered "
+        f"{len(answered)}, correct {len(correct)}; unanswerable {sum(r['impossible'] for r in records)}, "
+        f"not refused {sum(r['impossible'] and not r['refused'] for r in records)}"
+    )
     sets: dict[str, list[SentenceSupport]] = {"supported": [], "wrong sources": [], "changed fact": []}
-    whole: dict[str, list[float]] = {"correct answers": [], "answers with a changed fact": [],
-                                     "unanswerable, not refused": []}
+    whole: dict[str, list[float]] = {
+        "correct answers": [],
+        "answers with a changed fact": [],
+        "unanswerable, not refused": [],
+    }
     for index, record in enumerate(correct):
         hits = [Hit.model_validate(h) for h in record["hits"]]
         citations = [Citation.model_validate(c) for c in record["citations"]]
         gold = next(g for g in record["gold"] if _contains(record["answer"], g))
-        other = next(
-            (o for o in correct[index + 1 :] + correct[:index] if o["paragraph"] != record["paragraph"]), None
+        other = next((o for o in correct[index + 1 :] + correct[:index] if o["paragraph"] != record["paragraph"]), None)
+        replacement = next(
+            (
+                o["gold"][0]
+                for o in correct[index + 1 :] + correct[:index]
+                if not any(_contains(h["chunk"]["text"], o["gold"][0]) for h in record["hits"])
+            ),
+            None,
         )
-        replacement = next((o["gold"][0] for o in correct[index + 1 :] + correct[:index]
-                            if not any(_contains(h["chunk"]["text"], o["gold"][0]) for h in record["hits"])), None)
         support = checker.check(record["answer"], citations, hits)
         whole["correct answers"].append(confidence(support))
         for sentence in split_sentences(record["answer"]):
@@ -153,9 +165,7 @@ def analyse(records: list[dict[str, Any]], embed: Any, min_overlap: float, min_s
         if record["impossible"] and not record["refused"] and record["hits"]:
             hits = [Hit.model_validate(h) for h in record["hits"]]
             citations = [Citation.model_validate(c) for c in record["citations"]]
-            whole["unanswerable, not refused"].append(
-                confidence(checker.check(record["answer"], citations, hits))
-            )
+            whole["unanswerable, not refused"].append(confidence(checker.check(record["answer"], citations, hits)))
 
     timed = SupportChecker(embed, min_overlap, min_similarity)
     timed.check("Warm-up sentence.", [], [Hit.model_validate(answered[0]["hits"][0])])
@@ -166,8 +176,10 @@ def analyse(records: list[dict[str, Any]], embed: Any, min_overlap: float, min_s
         started = time.perf_counter()
         timed.check(record["answer"], citations, hits)
         durations.append((time.perf_counter() - started) * 1000)
-    print(f"support check per answer (embedder included): median {statistics.median(durations):.0f} ms, "
-          f"max {max(durations):.0f} ms over {len(durations)} answers; load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"support check per answer (embedder included): median {statistics.median(durations):.0f} ms, "
+        f"max {max(durations):.0f} ms over {len(durations)} answers; load average {os.getloadavg()[0]:.1f}"
+    )
 
     print("\n| sentences | n | overlap p10 / p50 / p90 | similarity p10 / p50 / p90 | with missing key terms |")
     print("|---|---:|---|---|---:|")
@@ -234,8 +246,10 @@ def main() -> None:
             return
         started = time.perf_counter()
         records = generate(args)
-        print(f"model {args.model}: {len(records)} answers in {time.perf_counter() - started:.0f} s; "
-              f"load average {os.getloadavg()[0]:.1f}")
+        print(
+            f"model {args.model}: {len(records)} answers in {time.perf_counter() - started:.0f} s; "
+            f"load average {os.getloadavg()[0]:.1f}"
+        )
     from rag.embedder import Embedder
 
     analyse(records, Embedder(settings).embed, settings.support_min_overlap, settings.support_min_similarity)

@@ -123,9 +123,7 @@ def evidence_recall(chunks: Iterable[Chunk], gold: Sequence[GoldEvidence]) -> fl
 # ---- citations ----------------------------------------------------------------------------------
 
 
-def citation_precision(
-    cited: Sequence[Chunk], gold: Sequence[GoldEvidence], references: Sequence[str]
-) -> float | None:
+def citation_precision(cited: Sequence[Chunk], gold: Sequence[GoldEvidence], references: Sequence[str]) -> float | None:
     """Share of cited chunks that support the answer: they hold a gold passage, or, for a question
     with no gold passage, a reference answer. None when nothing was cited or nothing is known."""
     if not cited or not (gold or references):

@@ -135,8 +135,15 @@ def _aggregate_row(name: str, agg: Aggregate | None, description: str) -> str:
 
 
 def _category_table(run: EvalRun, h: str) -> list[str]:
-    names = ("hit_rate", "mrr", "token_f1", "contains_answer", "citation_covers_gold", "refusal_accuracy",
-             "false_refusal_rate")
+    names = (
+        "hit_rate",
+        "mrr",
+        "token_f1",
+        "contains_answer",
+        "citation_covers_gold",
+        "refusal_accuracy",
+        "false_refusal_rate",
+    )
     lines = ["", f"{h}# By category", "", "| category | questions | " + " | ".join(names) + " |"]
     lines.append("|---|---:|" + "---:|" * len(names))
     for category, aggregates in run.by_category.items():
@@ -234,8 +241,9 @@ def deltas_text(comparison: Comparison) -> str:
 def plot_latency(runs: list[EvalRun], path: Path) -> None:
     figure = Figure(figsize=(10, 3.6))
     axes = figure.subplots(1, 2)
-    for axis, stage, title in zip(axes, ("first_token_ms", "total_ms"), ("time to first token", "total per question"),
-                                  strict=True):
+    for axis, stage, title in zip(
+        axes, ("first_token_ms", "total_ms"), ("time to first token", "total per question"), strict=True
+    ):
         plotted = 0
         for run in runs:
             seconds = [q.timings_ms[stage] / 1000 for q in run.questions if stage in q.timings_ms]
@@ -261,8 +269,12 @@ def plot_categories(runs: list[EvalRun], path: Path) -> None:
         for i, name in enumerate(CATEGORY_METRICS):
             xs = [c + (i - (len(CATEGORY_METRICS) - 1) / 2) * width for c in range(len(categories))]
             values = [run.by_category[c][name].value for c in categories]
-            axis.bar([x for x, v in zip(xs, values, strict=True) if v is not None],
-                     [v for v in values if v is not None], width, label=name)
+            axis.bar(
+                [x for x, v in zip(xs, values, strict=True) if v is not None],
+                [v for v in values if v is not None],
+                width,
+                label=name,
+            )
         axis.set_xticks(range(len(categories)), categories)
         axis.set_ylim(0, 1.05)
         axis.set_ylabel("score")
@@ -271,4 +283,3 @@ def plot_categories(runs: list[EvalRun], path: Path) -> None:
             axis.legend(fontsize=8, ncols=len(CATEGORY_METRICS), loc="upper center", bbox_to_anchor=(0.5, -0.1))
     figure.tight_layout()
     figure.savefig(path, dpi=110)
-

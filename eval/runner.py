@@ -131,7 +131,7 @@ def _run(
     mark = time.perf_counter()
     service.llm()
     llm_load_ms = round((time.perf_counter() - mark) * 1000, 1)
-    scorer, judge_label = (_ragas_scorer(service) if ragas else (None, "not run (ragas turned off)"))
+    scorer, judge_label = _ragas_scorer(service) if ragas else (None, "not run (ragas turned off)")
 
     results: list[QuestionResult] = []
     models = service.models()
@@ -181,9 +181,7 @@ def _ragas_scorer(service: RagService) -> tuple[RagasScorer, str]:
             settings.eval_judge_api_key,
             timeout_s=settings.eval_judge_timeout_s,
         )
-    judge = (
-        PortJudge(judge_llm, settings.eval_judge_timeout_s, settings.eval_judge_max_tokens) if judge_llm else None
-    )
+    judge = PortJudge(judge_llm, settings.eval_judge_timeout_s, settings.eval_judge_max_tokens) if judge_llm else None
     label = judge_llm.label if judge_llm else "none (RAGCHAT_EVAL_JUDGE=self or openai turns on the judged metrics)"
     return RagasScorer(EmbedderForRagas(service.embedder), judge), label
 

@@ -83,9 +83,7 @@ def _different_slots(new: str, old: str) -> bool:
     return bool(new_slot and old_slot and old_slot not in slots_replaced_by(new))
 
 
-def compare(
-    new: str, existing: Sequence[str], embed: Callable[[list[str]], list[list[float]]]
-) -> DedupResult:
+def compare(new: str, existing: Sequence[str], embed: Callable[[list[str]], list[list[float]]]) -> DedupResult:
     if not existing:
         return DedupResult(action="add")
     wanted = normalize(new)

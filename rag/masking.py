@@ -87,4 +87,3 @@ def _replace_spans(text: str, spans: list[tuple[int, int]], placeholder: str) ->
     for start, end in reversed(merged):
         text = text[:start] + placeholder + text[end:]
     return text
-

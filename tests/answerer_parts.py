@@ -28,5 +28,3 @@ def build_answerer(settings: Settings, retriever: object, llm_factory: Callable[
         SupportChecker(None, settings.support_min_overlap, settings.support_min_similarity),
         QueryLog(db),
     )
-
-

@@ -62,8 +62,7 @@ def long_pdf_bytes(pages: int, seed: int = 0, marker: str = "") -> bytes:
     for number in range(1, pages + 1):
         pdf.add_page()
         sentences = [
-            " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 16))).capitalize() + "."
-            for _ in range(14)
+            " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 16))).capitalize() + "." for _ in range(14)
         ]
         pdf.multi_cell(0, 5, f"Page {number}. {marker} " + " ".join(sentences))
     return bytes(pdf.output())

@@ -138,8 +138,12 @@ def _show_result() -> None:
     st.dataframe(
         pd.DataFrame(
             [
-                {"target": t.metric, "value": t.value, "goal": f"{t.goal} {t.threshold:g}",
-                 "met": "–" if t.met is None else ("yes" if t.met else "no")}
+                {
+                    "target": t.metric,
+                    "value": t.value,
+                    "goal": f"{t.goal} {t.threshold:g}",
+                    "met": "–" if t.met is None else ("yes" if t.met else "no"),
+                }
                 for t in run.targets
             ]
         ),
@@ -171,8 +175,10 @@ def _show_result() -> None:
     )
     st.dataframe(
         pd.DataFrame(
-            {category: {name: agg.value for name, agg in aggregates.items() if name in METRICS}
-             for category, aggregates in run.by_category.items()}
+            {
+                category: {name: agg.value for name, agg in aggregates.items() if name in METRICS}
+                for category, aggregates in run.by_category.items()
+            }
         ),
     )
     latency, categories = st.columns(2)
@@ -181,9 +187,7 @@ def _show_result() -> None:
     if paths["categories_png"].is_file():
         categories.image(str(paths["categories_png"]))
     st.dataframe(
-        pd.DataFrame(
-            [{"stage": stage, **figures} for stage, figures in run.latency_ms.items()]
-        ),
+        pd.DataFrame([{"stage": stage, **figures} for stage, figures in run.latency_ms.items()]),
         hide_index=True,
     )
     with st.expander("Every question", expanded=False):

@@ -20,9 +20,7 @@ APP = PROJECT_ROOT / "app.py"
 TIMEOUT_S = 240
 
 
-def test_guardrail_notices_in_the_chat_and_a_reopened_conversation(
-    home: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_guardrail_notices_in_the_chat_and_a_reopened_conversation(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RAGCHAT_RATE_LIMIT_PER_MINUTE", "1")
     st.cache_resource.clear()
     at = AppTest.from_file(str(APP), default_timeout=TIMEOUT_S).run()

@@ -18,8 +18,12 @@ from ragchat.settings import get_settings
 from tests.fixtures import write_report_pdf
 
 TIMEOUT_S = 300
-OUT_OF_SCOPE = {"id": "weather", "category": "out-of-scope", "question": "Will it rain in Lisbon tomorrow?",
-                "reference": None}
+OUT_OF_SCOPE = {
+    "id": "weather",
+    "category": "out-of-scope",
+    "question": "Will it rain in Lisbon tomorrow?",
+    "reference": None,
+}
 
 
 def write_dataset(folder: Path, rows: list[dict]) -> Path:
@@ -38,11 +42,22 @@ def report_set(home: Path, tmp_path: Path) -> Path:
         tmp_path,
         [
             {"dataset": "report", "documents": ["report.pdf"]},
-            {"id": "q2", "category": "numeric", "conversation": "westland",
-             "question": "What was the Q2 revenue of the Westland region?", "reference": "8.15 million",
-             "gold": [{"source": "report.pdf", "page": 2, "text": westland}]},
-            {"id": "q1", "category": "follow-up", "conversation": "westland", "question": "And in Q1?",
-             "reference": "7.35 million", "gold": [{"source": "report.pdf", "page": 2, "text": westland}]},
+            {
+                "id": "q2",
+                "category": "numeric",
+                "conversation": "westland",
+                "question": "What was the Q2 revenue of the Westland region?",
+                "reference": "8.15 million",
+                "gold": [{"source": "report.pdf", "page": 2, "text": westland}],
+            },
+            {
+                "id": "q1",
+                "category": "follow-up",
+                "conversation": "westland",
+                "question": "And in Q1?",
+                "reference": "7.35 million",
+                "gold": [{"source": "report.pdf", "page": 2, "text": westland}],
+            },
             OUT_OF_SCOPE,
         ],
     )
@@ -108,9 +123,13 @@ def test_eval_page_runs_an_uploaded_dataset(home: Path, tmp_path: Path) -> None:
     st.cache_resource.clear()  # no RagService from another test's home
     notes = b"# Safety\n\nFire drills take place on the first Tuesday of each month.\n"
     rows = [
-        {"id": "drills", "category": "factual", "question": "When do fire drills take place?",
-         "reference": "the first Tuesday of each month",
-         "gold": [{"source": "notes.md", "text": "Fire drills take place on the first Tuesday"}]},
+        {
+            "id": "drills",
+            "category": "factual",
+            "question": "When do fire drills take place?",
+            "reference": "the first Tuesday of each month",
+            "gold": [{"source": "notes.md", "text": "Fire drills take place on the first Tuesday"}],
+        },
         OUT_OF_SCOPE,
     ]
     dataset = "\n".join(json.dumps(row) for row in rows).encode()
@@ -159,9 +178,12 @@ def test_a_small_local_judge_gives_scores_or_says_why_not(home: Path, tmp_path: 
             tmp_path,
             [
                 {"dataset": "notes", "documents": ["notes.md"]},
-                {"id": "drills", "question": "When do fire drills take place?",
-                 "reference": "the first Tuesday of each month",
-                 "gold": [{"source": "notes.md", "text": "Fire drills take place on the first Tuesday"}]},
+                {
+                    "id": "drills",
+                    "question": "When do fire drills take place?",
+                    "reference": "the first Tuesday of each month",
+                    "gold": [{"source": "notes.md", "text": "Fire drills take place on the first Tuesday"}],
+                },
             ],
         )
     )

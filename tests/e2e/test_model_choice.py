@@ -90,9 +90,7 @@ def test_the_settings_panel_switches_to_a_model_ollama_serves(home: Path, monkey
         assert ollama.requests and ollama.requests[-1]["model"] == "llama3.2:latest"
 
 
-def test_a_model_that_cannot_load_shows_as_calm_notices_in_the_app(
-    home: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_model_that_cannot_load_shows_as_calm_notices_in_the_app(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RAGCHAT_LLM_MODEL", str(home / "missing.gguf"))
     st.cache_resource.clear()
     at = AppTest.from_file(str(APP), default_timeout=TIMEOUT_S).run()

@@ -33,12 +33,16 @@ PROMPT_LINES = [line.strip("- ") for line in SYSTEM_PROMPT.splitlines()[:5] if l
 
 
 def ragchat(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    environment = os.environ | {
-        "RAGCHAT_HOME": str(home),
-        "RAGCHAT_LLM_PROVIDER": "llamacpp",
-        "RAGCHAT_LLM_MODEL": TEST_LLM,
-        "RAGCHAT_RERANKER_DIR": str(home / "no-reranker"),
-    } | env
+    environment = (
+        os.environ
+        | {
+            "RAGCHAT_HOME": str(home),
+            "RAGCHAT_LLM_PROVIDER": "llamacpp",
+            "RAGCHAT_LLM_MODEL": TEST_LLM,
+            "RAGCHAT_RERANKER_DIR": str(home / "no-reranker"),
+        }
+        | env
+    )
     return subprocess.run(
         [sys.executable, "-m", "ragchat.cli", *args], capture_output=True, text=True, timeout=300, env=environment
     )

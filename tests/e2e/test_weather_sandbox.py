@@ -91,4 +91,3 @@ def test_output_that_is_not_json_or_a_crash_is_reported_in_one_line() -> None:
     assert crash.kind == "crashed"
     assert str(crash) == "the tool stopped unexpectedly (exit code 1): ValueError: the tool broke on purpose"
     assert "Traceback" in crash.stderr  # the full story is kept for the log, not shown
-

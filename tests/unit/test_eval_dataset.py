@@ -67,10 +67,24 @@ def test_squad_rows_become_answerable_and_unanswerable_questions(tmp_path: Path)
     path = write_jsonl(
         tmp_path / "questions.jsonl",
         [
-            {"id": "1", "question": "Who led?", "answers": ["Rollo", "Rollo the Walker"], "is_impossible": False,
-             "plausible_answers": [], "doc_file": "Doc.md", "gold_char_spans_in_doc": [[7, 12], [7, 12]]},
-            {"id": "2", "question": "Who followed?", "answers": [], "is_impossible": True,
-             "plausible_answers": ["Rollo"], "doc_file": "Doc.md", "gold_char_spans_in_doc": []},
+            {
+                "id": "1",
+                "question": "Who led?",
+                "answers": ["Rollo", "Rollo the Walker"],
+                "is_impossible": False,
+                "plausible_answers": [],
+                "doc_file": "Doc.md",
+                "gold_char_spans_in_doc": [[7, 12], [7, 12]],
+            },
+            {
+                "id": "2",
+                "question": "Who followed?",
+                "answers": [],
+                "is_impossible": True,
+                "plausible_answers": ["Rollo"],
+                "doc_file": "Doc.md",
+                "gold_char_spans_in_doc": [],
+            },
         ],
     )
     dataset = load_dataset(path)

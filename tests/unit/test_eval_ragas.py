@@ -168,8 +168,16 @@ def test_port_judge_gives_up_at_its_time_limit_and_stops_the_generation() -> Non
 
 def _question(i: int, ragas: dict[str, MetricValue]) -> QuestionResult:
     return QuestionResult(
-        id=f"q{i}", question="Q?", category="factual", answerable=True, reference="x", answer="x",
-        search_query="Q?", refused=False, scores={"token_f1": 1.0, "refusal_accuracy": None}, ragas=ragas,
+        id=f"q{i}",
+        question="Q?",
+        category="factual",
+        answerable=True,
+        reference="x",
+        answer="x",
+        search_query="Q?",
+        refused=False,
+        scores={"token_f1": 1.0, "refusal_accuracy": None},
+        ragas=ragas,
     )
 
 
@@ -182,9 +190,16 @@ def test_aggregates_report_how_many_judge_scores_were_missing_and_why() -> None:
         _question(4, {"faithfulness": MetricValue(note="judge timed out after 120 s")}),
     ]
     run = EvalRun(
-        dataset="d", started_at=datetime.now(UTC), duration_s=1.0,
-        models=ModelInfo(llm="l", embedder="e", reranker="none"), settings={}, questions=questions,
-        aggregates={}, by_category={}, latency_ms={}, targets=[],
+        dataset="d",
+        started_at=datetime.now(UTC),
+        duration_s=1.0,
+        models=ModelInfo(llm="l", embedder="e", reranker="none"),
+        settings={},
+        questions=questions,
+        aggregates={},
+        by_category={},
+        latency_ms={},
+        targets=[],
     )
     judged = summarize(run, RagasStatus(ran=True, judged=True, judge="scripted")).aggregates
     assert judged["faithfulness"].value == 0.5 and judged["faithfulness"].n == 1
