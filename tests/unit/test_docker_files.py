@@ -52,7 +52,7 @@ def test_the_app_talks_to_the_chroma_and_ollama_services() -> None:
     assert set(services["app"]["depends_on"]) == {"chroma", "ollama"}
     # The Chroma server matches the client the app is locked to.
     assert services["chroma"]["image"] == f"chromadb/chroma:{version('chromadb')}"
-    assert services["ollama"]["image"].startswith("ollama/ollama:")
+    assert re.fullmatch(r"ollama/ollama:\$\{OLLAMA_VERSION:-\d+\.\d+\.\d+\}", services["ollama"]["image"])
 
 
 def test_dockerfile_slim_base_non_root_models_at_build_health_and_exec_cmd() -> None:
