@@ -7,7 +7,6 @@ embedder and the reranker are not part of it: every index of a process borrows t
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Callable
 from functools import cached_property
@@ -25,8 +24,6 @@ from rag.vector_store import ChromaStore
 from ragchat.schemas import IngestResult
 from ragchat.settings import Settings
 from ragchat.users import UserSpace
-
-log = logging.getLogger(__name__)
 
 
 class DocumentIndex:

@@ -28,16 +28,13 @@ from rag.conversations import ConversationStore
 from rag.embedder import Embedder
 from rag.guardrails import Guardrails
 from rag.llm.base import LLM, QueueListener
-from rag.llm.factory import build_llm, resolve_llm
-from rag.llm.ollama_provider import ollama_models
-from rag.packaged_models import PACKAGED_GGUFS, gguf_installed
 from rag.query_log import QueryLog
 from rag.rate_limit import RateLimiter
-from rag.reranker import Reranker, load_reranker
 from rag.retriever import HybridRetriever
 from rag.support import SupportChecker
 from rag.vector_store import ChromaStore
 from ragchat.document_index import DocumentIndex
+from ragchat.process_models import ProcessModels
 from ragchat.schemas import (
     Answer,
     DocumentRecord,
@@ -45,7 +42,6 @@ from ragchat.schemas import (
     IngestResult,
     LLMChoice,
     LLMOption,
-    LLMState,
     LLMStatus,
     ModelInfo,
     Redaction,
@@ -60,8 +56,6 @@ from tools.weather_models import WeatherAnalysis, WeatherRequest
 
 log = logging.getLogger(__name__)
 
-OLLAMA_LIST_TTL_S = 30.0  # how long the app reuses Ollama's model list (it is asked on every rerun)
-
 
 class RagService:
     def __init__(
@@ -75,15 +69,9 @@ class RagService:
         self.user = user_name(user)
         self.space = user_space(settings, self.user)
         self._owner = owner or self
+        self._models = owner._models if owner else ProcessModels(settings, llm)
         self._views: dict[str, RagService] = {}
         self._views_lock = threading.Lock()
-        self._llm: LLM | None = llm
-        self._llm_lock = threading.Lock()
-        # The chosen model: None until resolved from the settings (auto asks Ollama) or set by use_llm.
-        self._choice: LLMChoice | None = None
-        self._llm_state: LLMState = "not loaded"
-        self._llm_error: str | None = None
-        self._ollama_listed: tuple[float, list[str]] = (float("-inf"), [])
 
     def for_user(self, user: str | None) -> RagService:
         """The service as `user` sees it: their memory, conversations, query log and rate limit (and
@@ -101,20 +89,17 @@ class RagService:
                 view = owner._views[name or ""] = RagService(owner.settings, user=name, owner=owner)
         return view
 
-    @cached_property
+    @property
     def embedder(self) -> Embedder:
-        return Embedder(self.settings) if self._owner is self else self._owner.embedder
-
-    @cached_property
-    def _reranker(self) -> tuple[Reranker | None, str]:
-        return load_reranker(self.settings) if self._owner is self else self._owner._reranker
+        return self._models.embedder
 
     @cached_property
     def document_index(self) -> DocumentIndex:
         """The documents this user searches: with RAGCHAT_DOCUMENTS=shared the owner's, one for all."""
         if self._owner is not self and self.settings.documents == "shared":
             return self._owner.document_index
-        return DocumentIndex(self.settings, self.space, lambda: self.embedder, lambda: self._reranker)
+        models = self._models
+        return DocumentIndex(self.settings, self.space, lambda: models.embedder, lambda: models.reranker)
 
     @property
     def registry(self) -> Registry:
@@ -185,97 +170,28 @@ class RagService:
         )
 
     def llm(self) -> LLM:
-        """The answering model, built on first use (loading a GGUF takes seconds)."""
-        if self._owner is not self:
-            return self._owner.llm()
-        with self._llm_lock:
-            if self._llm is None:
-                self._llm_state = "loading"
-                try:
-                    self._llm = build_llm(self.settings, self.llm_choice())
-                except Exception as exc:
-                    self._llm_state, self._llm_error = "failed", str(exc)
-                    raise
-                self._llm_state, self._llm_error = "ready", None
-            return self._llm
+        """The answering model, built on first use (loading a GGUF takes seconds); one per process."""
+        return self._models.llm()
 
     def llm_choice(self) -> LLMChoice:
-        """The provider and model that answer (or will, once loaded)."""
-        if self._owner is not self:
-            return self._owner.llm_choice()
-        if self._choice is None:
-            self._choice = resolve_llm(self.settings)
-        return self._choice
+        return self._models.llm_choice()
 
     def llm_status(self) -> LLMStatus:
-        """Not loaded / loading / ready / failed (with why), for the app's model status line."""
-        if self._owner is not self:
-            return self._owner.llm_status()
-        llm, state, error = self._llm, self._llm_state, self._llm_error
-        try:
-            choice = self.llm_choice()
-        except Exception as exc:  # e.g. the openai provider without a model name
-            return LLMStatus(state="failed", label=self.settings.llm_provider, error=str(exc))
-        label = llm.label if llm is not None and state == "ready" else f"{choice.provider} · {choice.model}"
-        return LLMStatus(state=state, label=label, key=choice.key, error=error)
+        return self._models.llm_status()
 
     def llm_options(self) -> list[LLMOption]:
-        """The models the app can switch to: the packaged GGUFs (unavailable ones say how to install
-        them), what a reachable Ollama serves, and the configured model if it is none of those."""
-        if self._owner is not self:
-            return self._owner.llm_options()
-        options: list[LLMOption] = []
-        for name, spec in PACKAGED_GGUFS.items():
-            installed = gguf_installed(name, self.settings.model_dir)
-            options.append(
-                LLMOption(
-                    provider="llamacpp",
-                    model=name,
-                    label=f"{name} · embedded, {spec.size_label}",
-                    available=installed,
-                    hint="" if installed else f"not installed: run `{spec.install_hint}`",
-                )
-            )
-        options += [LLMOption(provider="ollama", model=tag, label=f"{tag} · Ollama") for tag in self._ollama_models()]
-        choice = self.llm_choice()
-        if all(o.key != choice.key for o in options):
-            label = f"{Path(choice.model).name if choice.provider == 'llamacpp' else choice.model} · {choice.provider}"
-            options.append(LLMOption(provider=choice.provider, model=choice.model, label=label))
-        return options
+        return self._models.llm_options()
 
     def use_llm(self, choice: LLMChoice) -> LLM:
-        """Answer with another model from now on, for every session of this process. The new model is
-        loaded before the old one is let go, so a failure (raised) leaves the current model in place."""
-        if self._owner is not self:
-            return self._owner.use_llm(choice)
-        with self._llm_lock:
-            previous_state = self._llm_state
-            self._llm_state = "loading"
-            try:
-                llm = build_llm(self.settings, choice)
-            except Exception:
-                self._llm_state = previous_state
-                raise
-            self._llm, self._choice = llm, choice
-            self._llm_state, self._llm_error = "ready", None
-            return llm
-
-    def _ollama_models(self) -> list[str]:
-        listed_at, tags = self._ollama_listed
-        if time.monotonic() - listed_at > OLLAMA_LIST_TTL_S:
-            tags = ollama_models(self.settings.ollama_host)
-            self._ollama_listed = (time.monotonic(), tags)
-        return tags
+        """Answer with another model from now on, for every user and session of this process."""
+        return self._models.use_llm(choice)
 
     def models(self) -> ModelInfo:
-        store = store_label(self.settings.model_copy(update={"collection": self.space.collection}))
-        if self._owner is not self:
-            return self._owner.models().model_copy(update={"vector_store": store})
         return ModelInfo(
-            llm=self._llm.label if self._llm else "not loaded yet",
+            llm=self._models.llm_label,
             embedder=self.embedder.label,
-            reranker=self._reranker[1],
-            vector_store=store,
+            reranker=self._models.reranker[1],
+            vector_store=store_label(self.settings.model_copy(update={"collection": self.space.collection})),
         )
 
     def ingest_bytes(

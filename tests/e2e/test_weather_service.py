@@ -197,8 +197,7 @@ class BrokenLLM(LLM):
 
 
 def test_a_failing_model_keeps_the_analysis_and_says_why(server: ReplayServer) -> None:
-    service = RagService(get_settings())
-    service._llm = BrokenLLM()
+    service = RagService(get_settings(), llm=BrokenLLM())
     analysis = service.weather(WeatherRequest(city="London", days=7))
     assert analysis.daily and analysis.analytics.temperature_mean is not None
     assert analysis.explanation is None

@@ -1,0 +1,123 @@
+"""The models one server process loads once and every user's service shares: the answering model
+(one llama.cpp instance, or a client of Ollama / an OpenAI-compatible server) with its state for the
+status line, the embedder, and the reranker.
+
+They are one object handed from the first service to every `for_user` view, so no view keeps a copy
+of their state and a model switch is seen by every user at once.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from functools import cached_property
+from pathlib import Path
+
+from rag.embedder import Embedder
+from rag.llm.base import LLM
+from rag.llm.factory import build_llm, resolve_llm
+from rag.llm.ollama_provider import ollama_models
+from rag.packaged_models import PACKAGED_GGUFS, gguf_installed
+from rag.reranker import Reranker, load_reranker
+from ragchat.schemas import LLMChoice, LLMOption, LLMState, LLMStatus
+from ragchat.settings import Settings
+
+OLLAMA_LIST_TTL_S = 30.0  # how long the app reuses Ollama's model list (it is asked on every rerun)
+
+
+class ProcessModels:
+    def __init__(self, settings: Settings, llm: LLM | None = None) -> None:
+        """`llm`: an already loaded model to share (the Eval page evaluates with the app's model)."""
+        self.settings = settings
+        self._llm: LLM | None = llm
+        self._llm_lock = threading.Lock()
+        # The chosen model: None until resolved from the settings (auto asks Ollama) or set by use_llm.
+        self._choice: LLMChoice | None = None
+        self._llm_state: LLMState = "not loaded"
+        self._llm_error: str | None = None
+        self._ollama_listed: tuple[float, list[str]] = (float("-inf"), [])
+
+    @cached_property
+    def embedder(self) -> Embedder:
+        return Embedder(self.settings)
+
+    @cached_property
+    def reranker(self) -> tuple[Reranker | None, str]:
+        return load_reranker(self.settings)
+
+    @property
+    def llm_label(self) -> str:
+        return self._llm.label if self._llm else "not loaded yet"
+
+    def llm(self) -> LLM:
+        """The answering model, built on first use (loading a GGUF takes seconds)."""
+        with self._llm_lock:
+            if self._llm is None:
+                self._llm_state = "loading"
+                try:
+                    self._llm = build_llm(self.settings, self.llm_choice())
+                except Exception as exc:
+                    self._llm_state, self._llm_error = "failed", str(exc)
+                    raise
+                self._llm_state, self._llm_error = "ready", None
+            return self._llm
+
+    def llm_choice(self) -> LLMChoice:
+        """The provider and model that answer (or will, once loaded)."""
+        if self._choice is None:
+            self._choice = resolve_llm(self.settings)
+        return self._choice
+
+    def llm_status(self) -> LLMStatus:
+        """Not loaded / loading / ready / failed (with why), for the app's model status line."""
+        llm, state, error = self._llm, self._llm_state, self._llm_error
+        try:
+            choice = self.llm_choice()
+        except Exception as exc:  # e.g. the openai provider without a model name
+            return LLMStatus(state="failed", label=self.settings.llm_provider, error=str(exc))
+        label = llm.label if llm is not None and state == "ready" else f"{choice.provider} · {choice.model}"
+        return LLMStatus(state=state, label=label, key=choice.key, error=error)
+
+    def llm_options(self) -> list[LLMOption]:
+        """The models the app can switch to: the packaged GGUFs (unavailable ones say how to install
+        them), what a reachable Ollama serves, and the configured model if it is none of those."""
+        options: list[LLMOption] = []
+        for name, spec in PACKAGED_GGUFS.items():
+            installed = gguf_installed(name, self.settings.model_dir)
+            options.append(
+                LLMOption(
+                    provider="llamacpp",
+                    model=name,
+                    label=f"{name} · embedded, {spec.size_label}",
+                    available=installed,
+                    hint="" if installed else f"not installed: run `{spec.install_hint}`",
+                )
+            )
+        options += [LLMOption(provider="ollama", model=tag, label=f"{tag} · Ollama") for tag in self._ollama_models()]
+        choice = self.llm_choice()
+        if all(o.key != choice.key for o in options):
+            label = f"{Path(choice.model).name if choice.provider == 'llamacpp' else choice.model} · {choice.provider}"
+            options.append(LLMOption(provider=choice.provider, model=choice.model, label=label))
+        return options
+
+    def use_llm(self, choice: LLMChoice) -> LLM:
+        """Answer with another model from now on, for every session of this process. The new model is
+        loaded before the old one is let go, so a failure (raised) leaves the current model in place."""
+        with self._llm_lock:
+            previous_state = self._llm_state
+            self._llm_state = "loading"
+            try:
+                llm = build_llm(self.settings, choice)
+            except Exception:
+                self._llm_state = previous_state
+                raise
+            self._llm, self._choice = llm, choice
+            self._llm_state, self._llm_error = "ready", None
+            return llm
+
+    def _ollama_models(self) -> list[str]:
+        listed_at, tags = self._ollama_listed
+        if time.monotonic() - listed_at > OLLAMA_LIST_TTL_S:
+            tags = ollama_models(self.settings.ollama_host)
+            self._ollama_listed = (time.monotonic(), tags)
+        return tags
