@@ -1,0 +1,81 @@
+"""Typed data passed between pipeline stages, split by domain. A stage takes and returns these, nothing ad hoc."""
+
+from core.schemas.documents import (
+    FileType,
+    ChunkKind,
+    Page,
+    Document,
+    doc_id_for,
+    Chunk,
+    IngestNotes,
+    DocumentRecord,
+    IngestResult,
+    Redaction,
+    IngestProgress,
+    IndexManifest,
+)
+from core.schemas.retrieval import (
+    Scores,
+    Hit,
+    Retrieval,
+)
+from core.schemas.models import (
+    ModelInfo,
+    LLMProvider,
+    LLMState,
+    LLMChoice,
+    LLMOption,
+    LLMStatus,
+)
+from core.schemas.memory import (
+    MemoryDecision,
+    MemoryWrite,
+    MemorySkip,
+    MemoryOutcome,
+    MemoryFacts,
+    MemoryEvent,
+)
+from core.schemas.answers import (
+    Citation,
+    SentenceSupport,
+    GuardrailOutcome,
+    Answer,
+    LoggedChunk,
+    QueryLogEntry,
+)
+
+__all__ = [
+    "FileType",
+    "ChunkKind",
+    "Page",
+    "Document",
+    "doc_id_for",
+    "Chunk",
+    "IngestNotes",
+    "DocumentRecord",
+    "IngestResult",
+    "Redaction",
+    "IngestProgress",
+    "IndexManifest",
+    "Scores",
+    "Hit",
+    "Retrieval",
+    "ModelInfo",
+    "LLMProvider",
+    "LLMState",
+    "LLMChoice",
+    "LLMOption",
+    "LLMStatus",
+    "MemoryDecision",
+    "MemoryWrite",
+    "MemorySkip",
+    "MemoryOutcome",
+    "MemoryFacts",
+    "MemoryEvent",
+    "Citation",
+    "SentenceSupport",
+    "GuardrailOutcome",
+    "Answer",
+    "LoggedChunk",
+    "QueryLogEntry",
+]

@@ -1,0 +1,126 @@
+"""One question's answer: citations, support checks, guardrail notices, and the query log's rows."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, Field, computed_field
+
+from core.schemas.memory import MemoryFacts, MemoryWrite
+from core.schemas.models import ModelInfo
+from core.schemas.retrieval import Hit, Scores
+
+
+class Citation(BaseModel):
+    """A checkable pointer from an answer to the chunk that supports it."""
+
+    marker: int = Field(description="The [n] the answer uses for this source.")
+    source: str
+    page: int
+    chunk_id: str
+    locator: str
+    snippet: str
+    method: Literal["marker", "support", "corrected"] = Field(
+        default="marker",
+        description="marker: the model wrote [n]; support: the model cited nothing and the chunk "
+        "was attributed by word overlap with the answer; corrected: the model cited another source, "
+        "which lacks the sentence's figures or words that this one holds.",
+    )
+    cited_as: int | None = Field(default=None, description="The source number the model wrote, when corrected.")
+
+
+class SentenceSupport(BaseModel):
+    """One sentence of an answer, checked against the chunks it cites (rag/support.py)."""
+
+    sentence: str
+    supported: bool
+    score: float = Field(ge=0.0, le=1.0, description="How well the sources cover the sentence, 0 to 1.")
+    overlap: float = Field(description="Share of the sentence's terms (stemmed, no stopwords) found in its sources.")
+    similarity: float | None = Field(
+        default=None, description="Best cosine similarity to one sentence of its sources (None: not embedded)."
+    )
+    missing: list[str] = Field(
+        default_factory=list, description="Numbers and names in the sentence that its sources do not contain."
+    )
+    sources: list[int] = Field(default_factory=list, description="The [n] of the chunks it was checked against.")
+
+
+class GuardrailOutcome(BaseModel):
+    """Why a question was stopped before retrieval (rag/guardrails.py)."""
+
+    rule: Literal["length", "injection", "rate_limit"]
+    message: str = Field(description="The calm notice the user sees, which says what to do.")
+    retry_after_s: float | None = Field(default=None, description="rate_limit: seconds until a question is accepted.")
+
+
+class Answer(BaseModel):
+    """The result of one question, in the `ragchat ask --json` shape."""
+
+    question: str
+    search_query: str = Field(description="What was searched: the question, or its standalone rewrite.")
+    session_id: str | None = None
+    answer: str
+    refused: bool
+    citations: list[Citation] = Field(default_factory=list)
+    memory_writes: list[MemoryWrite] = Field(default_factory=list)
+    memory_note: str | None = Field(default=None, description="What the memory graph did with this turn, in words.")
+    memory_used: MemoryFacts = Field(
+        default_factory=MemoryFacts, description="Memory entries given to the model as context (never cited)."
+    )
+    confidence: float | None = Field(
+        default=None,
+        description="How well the cited sources support the answer, 0 to 1 (None: nothing to check, e.g. a "
+        "refusal, a memory answer or a guardrail notice).",
+    )
+    low_confidence: bool = Field(default=False, description="confidence is below RAGCHAT_MIN_CONFIDENCE.")
+    support: list[SentenceSupport] = Field(
+        default_factory=list, description="Each checked sentence of the answer and whether its sources support it."
+    )
+    guardrail: GuardrailOutcome | None = Field(
+        default=None, description="Set when a guardrail stopped the question before retrieval."
+    )
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+    models: ModelInfo
+    error: str | None = Field(default=None, description="Why the model stopped early, if it did.")
+    incomplete: bool = Field(
+        default=False,
+        description="The model stopped before finishing (error says why): answer is the partial text it wrote.",
+    )
+    hits: list[Hit] = Field(default_factory=list, exclude=True)
+
+    @computed_field  # in `ask --json`, for scripts that only want the flagged sentences
+    @property
+    def unsupported_sentences(self) -> list[str]:
+        return [s.sentence for s in self.support if not s.supported]
+
+
+class LoggedChunk(BaseModel):
+    """A retrieval candidate as the query log keeps it: where it is and how it scored, no text."""
+
+    chunk_id: str
+    source: str
+    page: int
+    scores: Scores
+    given: bool = Field(description="Whether the chunk went into the model's prompt.")
+
+
+class QueryLogEntry(BaseModel):
+    """One row of the query log (rag/query_log.py); every text field is masked before it is written."""
+
+    id: int
+    at: datetime
+    session_id: str | None
+    question: str
+    search_query: str
+    answer: str
+    refused: bool
+    guardrail: Literal["length", "injection", "rate_limit"] | None
+    confidence: float | None
+    low_confidence: bool
+    unsupported: int = Field(description="How many answer sentences its sources did not support.")
+    retrieved: list[LoggedChunk]
+    citations: list[Citation]
+    models: ModelInfo
+    timings_ms: dict[str, float]
+    error: str | None = None

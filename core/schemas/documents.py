@@ -1,0 +1,168 @@
+"""Parsed documents, their chunks, and how the index holds them."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+
+FileType = Literal["pdf", "txt", "md"]
+
+
+ChunkKind = Literal["text", "code"]
+
+
+class Page(BaseModel):
+    """One page of parsed text. TXT and Markdown are a single page numbered 0."""
+
+    number: int
+    text: str
+    table_count: int = 0
+    had_text_layer: bool = Field(default=True, description="False for a PDF page with no extractable text (a scan).")
+    ocr: bool = Field(default=False, description="The text was read from the page image by Tesseract.")
+
+
+class Document(BaseModel):
+    """A parsed file, before chunking."""
+
+    source: str
+    file_type: FileType
+    content_hash: str
+    size_bytes: int
+    pages: list[Page]
+    encoding: str | None = None
+
+    @property
+    def doc_id(self) -> str:
+        return doc_id_for(self.source)
+
+
+def doc_id_for(source: str) -> str:
+    """Documents are keyed by their name: a new version of a file replaces the old one."""
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()[:16]
+
+
+class Chunk(BaseModel):
+    """A retrievable span of one page, with where it came from."""
+
+    chunk_id: str
+    doc_id: str
+    content_hash: str = Field(description="Hash of the document version this chunk belongs to.")
+    source: str
+    file_type: FileType
+    page: int = Field(description="1-based page number; 0 for TXT and Markdown.")
+    chunk_index: int = Field(description="Position of the chunk within its document.")
+    text: str
+    char_start: int = Field(description="Offset of the chunk in its page's text.")
+    char_end: int
+    heading_path: list[str] = Field(default_factory=list)
+    kind: ChunkKind = Field(default="text", description="code: a whole fenced code block, verbatim.")
+
+    @property
+    def locator(self) -> str:
+        """Where a person finds this chunk: page and heading path, or character range."""
+        parts: list[str] = []
+        if self.page:
+            parts.append(f"p. {self.page}")
+        if self.heading_path:
+            parts.append(" › ".join(self.heading_path))
+        parts.append(f"chars {self.char_start}–{self.char_end}")
+        return " · ".join(parts)
+
+
+class IngestNotes(BaseModel):
+    """What a person should know about how a file was read, kept with the document."""
+
+    encoding: str | None = Field(default=None, description="Text encoding detected for TXT/Markdown.")
+    no_text_pages: list[int] = Field(default_factory=list, description="PDF pages without a text layer.")
+    ocr_pages: list[int] = Field(default_factory=list, description="Pages whose text Tesseract read from the image.")
+    redacted: bool = Field(default=False, description="PII redaction was on for this version.")
+    redactions: int = Field(default=0, description="Values replaced by placeholders (see the redaction report).")
+    warnings: list[str] = Field(default_factory=list)
+
+
+class DocumentRecord(IngestNotes):
+    """A row of the document registry."""
+
+    doc_id: str
+    source: str
+    file_type: FileType
+    content_hash: str = Field(description="Version: sha256 of the bytes (and of the redaction option when on).")
+    size_bytes: int
+    pages: int
+    chunks: int
+    ingested_at: datetime
+    missing_chunks: int = Field(
+        default=0,
+        description="Chunks the vector store no longer holds (found at start-up): the document is not fully "
+        "searchable until the index is rebuilt or the file uploaded again.",
+    )
+
+    def missing_note(self) -> str:
+        """What `ragchat docs` and the app say about a document with missing chunks."""
+        return (
+            f"{self.missing_chunks} of its {self.chunks} chunks are gone from the vector store, so it is not fully "
+            "searchable: rebuild the index (`ragchat reindex`, or the app's Rebuild index) or upload it again"
+        )
+
+
+class IngestResult(IngestNotes):
+    """One file's outcome, in the `ragchat ingest --json` shape (design.md), plus the notes above.
+    cancelled: the user stopped it in the app and the index is as it was before."""
+
+    source: str
+    status: Literal["indexed", "unchanged", "failed", "cancelled"]
+    pages: int = 0
+    chunks: int = 0
+    error: str | None = None
+    needs_password: bool = Field(default=False, description="An encrypted PDF: ask for its password and retry.")
+    seconds: float = 0.0
+
+
+class Redaction(BaseModel):
+    """One value replaced at ingest. The value itself is not kept: only a masked preview."""
+
+    page: int
+    kind: Literal["email", "phone", "ip", "token"]
+    placeholder: str
+    preview: str
+
+
+class IngestProgress(BaseModel):
+    """A running ingest as the UI polls it."""
+
+    stage: str
+    pages_done: int = 0
+    pages_total: int = 0
+    chunks: int = 0
+    elapsed_s: float = 0.0
+
+    @property
+    def fraction(self) -> float:
+        return min(self.pages_done / self.pages_total, 1.0) if self.pages_total else 0.0
+
+    @property
+    def eta_s(self) -> float | None:
+        """Seconds left at the rate so far; None until a page is done."""
+        if not self.pages_done or not self.pages_total:
+            return None
+        return max(self.elapsed_s / self.pages_done * (self.pages_total - self.pages_done), 0.0)
+
+
+class IndexManifest(BaseModel):
+    """What the stored vectors and chunks were made with; another setting means a rebuild."""
+
+    embed_model: str
+    embed_model_path: str | None = None
+    embed_max_tokens: int | None = None
+    chunk_size: int
+    chunk_overlap: int
+    chunker: int = Field(description="Version of the chunking rules (ingestion/chunking.py CHUNKER_VERSION).")
+
+    def differences(self, other: IndexManifest) -> list[str]:
+        """Human-readable 'field: stored → wanted' lines."""
+        mine, theirs = self.model_dump(), other.model_dump()
+        return [f"{key}: {mine[key]} → {theirs[key]}" for key in mine if mine[key] != theirs[key]]

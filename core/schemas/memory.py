@@ -1,0 +1,74 @@
+"""The memory graph's decisions and what a turn did to USER_MEMORY.md / COMPANY_MEMORY.md."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+
+class MemoryDecision(BaseModel):
+    """What the memory model decided about one statement (its JSON output, validated)."""
+
+    should_write: bool
+    target: Literal["USER", "COMPANY", "none"]
+    summary: str = Field(max_length=300)
+    confidence: float = Field(ge=0.0, le=1.0)
+
+
+class MemoryWrite(BaseModel):
+    """One line the memory graph wrote (added, or put in place of a stale one)."""
+
+    target: Literal["USER", "COMPANY"]
+    summary: str
+    confidence: float = 1.0
+    action: Literal["added", "replaced"] = "added"
+    replaced: str | None = Field(default=None, description="The stale entry this one replaced.")
+
+
+class MemorySkip(BaseModel):
+    """A statement the memory graph looked at and did not write, and why."""
+
+    text: str
+    reason: str
+
+
+class MemoryOutcome(BaseModel):
+    """What one chat turn did to memory."""
+
+    writes: list[MemoryWrite] = Field(default_factory=list)
+    skipped: list[MemorySkip] = Field(default_factory=list)
+
+    @property
+    def note(self) -> str:
+        """The chat's account of it: what was noted, and any secret that was not."""
+        parts = [
+            f"Noted in {w.target.lower()} memory: {w.summary}" + (f" (replaces: {w.replaced})" if w.replaced else "")
+            for w in self.writes
+        ]
+        parts += [
+            f"Not saved: {s.reason}. Passwords, keys, tokens and card numbers are never written to memory."
+            for s in self.skipped
+            if s.reason.startswith("it holds")
+        ]
+        if not parts and self.skipped:
+            parts.append(f"Nothing to remember ({self.skipped[0].reason}).")
+        return "\n".join(parts)
+
+
+class MemoryFacts(BaseModel):
+    """The entries of USER_MEMORY.md and COMPANY_MEMORY.md, in file order."""
+
+    user: list[str] = Field(default_factory=list)
+    company: list[str] = Field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.user or self.company)
+
+
+class MemoryEvent(MemoryWrite):
+    """A memory write as logged: when, and in which conversation."""
+
+    at: datetime
+    session_id: str | None = None
