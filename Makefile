@@ -68,9 +68,11 @@ browser:
 run: models-app
 	$(BIN)/ragchat ui
 
+# ruff, then the import contract (.importlinter): layers point one way, no import cycle in a package.
 lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 # The Dockerfile and docker-compose.yml, checked without a Docker engine: hadolint from PyPI (Debian
 # bookworm has no package), and Compose v1's `config` (PyPI; `docker compose` v2 is a Docker CLI

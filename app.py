@@ -1,4 +1,4 @@
-"""ragchat's Streamlit app: the page list. The pages live in `ui/`; every action goes through RagService.
+"""ragchat's Streamlit app: the page list. The pages live in `ui/`; every action goes through a ragchat Session.
 
 Run with `streamlit run app.py` (or `ragchat ui`).
 """

@@ -21,11 +21,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from core.settings import get_settings
 from eval.dataset import load_dataset
+from providers.llm.base import ChatMessage
 from rag.citations import strip_markers
-from rag.llm.base import ChatMessage
-from ragchat.service import RagService
-from ragchat.settings import get_settings
+from ragchat.application import open_session
 
 SCHEMA = {
     "type": "object",
@@ -61,12 +61,12 @@ def main() -> int:
     stated: dict[str, bool] = {}
     seconds: list[float] = []
     with tempfile.TemporaryDirectory(prefix="ragchat-bench-") as home:
-        service = RagService(get_settings(home=Path(home), reranker_model="none"))
+        service = open_session(get_settings(home=Path(home), reranker_model="none"))
         service.ingest_paths(load_dataset(args.dataset).documents)
-        llm = service.llm()
+        llm = service.app.llm()
         print(f"model: {llm.label}; checking {len(answered)} cited answers", flush=True)
         for number, question in enumerate(answered, 1):
-            chunks = service.store.get(list(dict.fromkeys(c["chunk_id"] for c in question["citations"])))
+            chunks = service.document_index.store.get(list(dict.fromkeys(c["chunk_id"] for c in question["citations"])))
             passages = [chunk.text for chunk, _ in chunks.values()]
             started = time.perf_counter()
             reply = llm.complete_json(

@@ -4,7 +4,7 @@ Starts `chroma run` (from this environment's chromadb) on 127.0.0.1 and a free p
 files into two temporary homes (one embedded, one pointed at the server), then, alternating so machine
 load hits both alike, runs --runs searches on each, cycling through a fixed list of queries:
 
-* search: `RagService.search(query)`, the whole hybrid retrieval (query embedding, Chroma top 20 and
+* search: `Session.search(query)`, the whole hybrid retrieval (query embedding, Chroma top 20 and
   BM25 top 20, fusion, fetching BM25-only chunks with their vectors); no reranker;
 * chroma query: `store.query(vector, 20)` alone, with the query vector computed beforehand: the part
   the server changes.
@@ -30,8 +30,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ragchat.service import RagService
-from ragchat.settings import PROJECT_ROOT, get_settings
+from core.settings import PROJECT_ROOT, get_settings
+from ragchat.application import open_session
 from tests.chroma_process import ChromaServer
 from tests.fixtures import long_pdf_bytes
 
@@ -75,8 +75,8 @@ def main() -> None:
         try:
             common = {"reranker_dir": root / "no-reranker", "reranker_model": "none"}
             services = {
-                "embedded": RagService(get_settings(home=root / "embedded", **common)),
-                "server": RagService(
+                "embedded": open_session(get_settings(home=root / "embedded", **common)),
+                "server": open_session(
                     get_settings(home=root / "server", chroma_host="127.0.0.1", chroma_port=server.port, **common)
                 ),
             }
@@ -84,7 +84,7 @@ def main() -> None:
                 results = [service.ingest_bytes(file, data) for file, data in files.items()]
                 assert all(r.status == "indexed" for r in results), results
                 service.search("warm-up")  # opens everything before the clock starts
-                chunks = service.store.count()
+                chunks = service.document_index.store.count()
                 print(f"{name}: {service.models().vector_store}; {chunks} chunks", file=sys.stderr)
             vectors = [services["embedded"].embedder.embed_query(q) for q in QUERIES]
             search: dict[str, list[float]] = {name: [] for name in services}
@@ -93,7 +93,7 @@ def main() -> None:
                 text, vector = QUERIES[run % len(QUERIES)], vectors[run % len(QUERIES)]
                 for name, service in services.items():
                     search[name].append(timed(lambda s=service, t=text: s.search(t, rerank=False)))
-                    query[name].append(timed(lambda s=service, v=vector: s.store.query(v, 20)))
+                    query[name].append(timed(lambda s=service, v=vector: s.document_index.store.query(v, 20)))
         finally:
             server.stop()
 

@@ -20,7 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ragchat.settings import PROJECT_ROOT
+from core.settings import PROJECT_ROOT
 
 DEFAULT_DIR = PROJECT_ROOT.parent / "shared" / "data" / "pdfs"
 # Passwords documented in the data folder's README.
@@ -31,9 +31,9 @@ def ingest_one(path: Path, home: Path, password: str | None) -> dict[str, object
     """Run one ingest in a child process, which reports its own peak RSS."""
     code = (
         "import json, resource, sys, time\n"
-        "from ragchat.service import RagService\n"
-        "from ragchat.settings import get_settings\n"
-        "service = RagService(get_settings())\n"
+        "from ragchat.application import open_session\n"
+        "from core.settings import get_settings\n"
+        "service = open_session(get_settings())\n"
         "data = open(sys.argv[1], 'rb').read()\n"
         "started = time.perf_counter()\n"
         "r = service.ingest_bytes(sys.argv[1], data, password=sys.argv[2] or None)\n"

@@ -2,7 +2,7 @@
 
 What it measures, on one generated document in one run:
 
-* end to end: ``RagService.ingest_bytes`` (parse → chunk → embed → Chroma add → registry), reported
+* end to end: ``Session.ingest_bytes`` (parse → chunk → embed → Chroma add → registry), reported
   as pages/s and chunks/s. A 1-page ingest runs first, so the embedder (ONNX), the vector store, the
   PDF parser's imports and the chunker's tokenizer are loaded before the clock starts; that cold
   start is printed on its own line;
@@ -11,7 +11,7 @@ What it measures, on one generated document in one run:
   is parsing, chunking and the SQLite registry;
 * each stage alone on the same document, right after: parsing
   (``ingestion.parsers.parse_document``), chunking (``ingestion.chunking.chunk_document``) and
-  embedding (``service.embedder.embed`` over all chunk texts at once).
+  embedding (``service.app.embedder.embed`` over all chunk texts at once).
 
 The document is a deterministic pseudo-prose PDF written with fpdf2 into a temporary directory: one
 heading and about 2,500-3,000 characters of varied sentences per page, built from word lists with a
@@ -44,10 +44,10 @@ from typing import Any
 
 from fpdf import FPDF
 
+from core.settings import get_settings
 from ingestion.chunking import chunk_document
 from ingestion.parsers import parse_document
-from ragchat.service import RagService
-from ragchat.settings import get_settings
+from ragchat.application import open_session
 
 PAGE_CHARS = [2500, 3000]  # body characters per page, --chars
 
@@ -213,7 +213,7 @@ def ingest_child(pdf_path: Path, home: Path) -> dict[str, Any]:
     settings = get_settings(home=home)
     warmup = home.parent / "warmup.pdf"
     write_prose_pdf(warmup, 1, 99)
-    service = RagService(settings)
+    service = open_session(settings)
     started = time.perf_counter()
     warm = service.ingest_bytes(warmup.name, warmup.read_bytes())
     cold_start_s = time.perf_counter() - started
@@ -221,9 +221,9 @@ def ingest_child(pdf_path: Path, home: Path) -> dict[str, Any]:
         raise SystemExit(f"warm-up ingest failed: {warm.error}")
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     inside: dict[str, float] = {}
-    instrument(service.embedder, "embed", inside, "embed")
-    instrument(service.store, "add", inside, "store_add")
-    instrument(service.store, "delete_document", inside, "store_delete")
+    instrument(service.app.embedder, "embed", inside, "embed")
+    instrument(service.document_index.store, "add", inside, "store_add")
+    instrument(service.document_index.store, "delete_document", inside, "store_delete")
     data = pdf_path.read_bytes()
     cpu_before = _cpu_seconds()
     started = time.perf_counter()
@@ -281,7 +281,7 @@ def run(pages: int, seed: int, stages: bool = True) -> dict[str, Any]:
         stage: dict[str, float] = {"parse": 0.0, "chunk": 0.0, "embed": 0.0}
         parsed_chars = 0
         if stages:
-            service = RagService(settings)
+            service = open_session(settings)
             started = time.perf_counter()
             document = parse_document(pdf_path.name, data)
             stage["parse"] = time.perf_counter() - started
@@ -293,7 +293,7 @@ def run(pages: int, seed: int, stages: bool = True) -> dict[str, Any]:
             stage["chunk"] = time.perf_counter() - started
             texts = [chunk.text for chunk in chunks]
             started = time.perf_counter()
-            vectors = service.embedder.embed(texts)
+            vectors = service.app.embedder.embed(texts)
             stage["embed"] = time.perf_counter() - started
             if len(vectors) != len(chunks) or len(chunks) != n_chunks:
                 raise SystemExit(f"chunk count mismatch: ingest {n_chunks}, breakdown {len(chunks)}")

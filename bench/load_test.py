@@ -1,7 +1,7 @@
 """Several users asking at once: how the one embedded llama.cpp model serves them.
 
 What it does: the starter dataset's documents (sample_docs/) are ingested once into a temporary
-RAGCHAT_HOME, and one RagService is built, as a Streamlit server builds one for all its sessions.
+RAGCHAT_HOME, and one Session is built, as a Streamlit server builds one for all its sessions.
 Its embedded model is loaded and warmed: every question of the run is asked twice by one user
 first, so llama.cpp's prompt cache is the same for every round (the cold pass's time is printed).
 Then, for each N in --users, N threads (simulated users, each its own client id) start together and
@@ -41,10 +41,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from core.settings import PROJECT_ROOT, get_settings
 from eval.dataset import load_dataset
-from rag.llm.llamacpp import LlamaCppLLM
-from ragchat.service import RagService
-from ragchat.settings import PROJECT_ROOT, get_settings
+from providers.llm.llamacpp import LlamaCppLLM
+from rag.pipeline import AskOptions
+from ragchat.application import open_session
+from ragchat.session import Session
 
 STARTER = PROJECT_ROOT / "eval" / "datasets" / "starter.jsonl"
 
@@ -120,9 +122,9 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[max(math.ceil(share * len(ordered)) - 1, 0)]
 
 
-def run_round(service: RagService, counter: CountingServer, users: int, pool: list[str]) -> Round:
+def run_round(service: Session, counter: CountingServer, users: int, pool: list[str]) -> Round:
     """`users` threads share out `pool` (user i asks every users-th question, in order) and start together."""
-    llm = service.llm()
+    llm = service.app.llm()
     assert isinstance(llm, LlamaCppLLM)
     counter.reset()
     llm.queue.max_active = 0
@@ -135,7 +137,7 @@ def run_round(service: RagService, counter: CountingServer, users: int, pool: li
         for question in pool[index::users]:
             began = time.perf_counter()
             try:
-                answer = service.ask(question, client_id=f"user-{index}")
+                answer = service.ask(question, AskOptions(client_id=f"user-{index}"))
                 asked = Asked(
                     user=index,
                     question=question,
@@ -205,12 +207,12 @@ def main() -> int:
             llm_queue_timeout_s=args.queue_timeout,
             rate_limit_per_minute=0,  # this measures the model, not the per-user guardrail
         )
-        service = RagService(settings)
+        service = open_session(settings)
         failed = [r for r in service.ingest_paths(dataset.documents) if r.status != "indexed"]
         if failed:
             print(f"ingest failed: {failed}", file=sys.stderr)
             return 1
-        llm = service.llm()
+        llm = service.app.llm()
         if not isinstance(llm, LlamaCppLLM):
             print(f"the load test is about the embedded model, not {llm.label}", file=sys.stderr)
             return 1

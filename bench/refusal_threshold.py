@@ -1,7 +1,7 @@
 """Could a signal computed before the LLM refuse SQuAD 2.0's unanswerable questions? (issue #8)
 
 The answerer refuses without calling the LLM when the best chunk's cosine similarity is below
-`RAGCHAT_MIN_RELEVANCE` (0.25). This indexes the SQuAD "Normans" article into a temporary home, runs
+`RAGCHAT_REFUSAL_THRESHOLD` (0.25). This indexes the SQuAD "Normans" article into a temporary home, runs
 the real hybrid search for all 208 questions (no LLM) and prints, for a sweep of thresholds, the share
 of unanswerable questions each signal would refuse and of answerable ones it would wrongly refuse:
 
@@ -21,12 +21,12 @@ import statistics
 import tempfile
 from pathlib import Path
 
+from core.schemas import Hit
+from core.settings import get_settings
+from core.text import tokenize
 from eval.dataset import load_dataset
-from rag.bm25_tokenizer import tokenize
 from rag.citations import split_sentences
-from ragchat.schemas import Hit
-from ragchat.service import RagService
-from ragchat.settings import get_settings
+from ragchat.application import open_session
 
 COSINE_THRESHOLDS = (0.25, 0.30, 0.35, 0.40, 0.45, 0.50, 0.55, 0.60)
 COVERAGE_THRESHOLDS = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
@@ -75,7 +75,7 @@ def main() -> int:
     signals: dict[str, dict[bool, list[float]]] = {}
     with tempfile.TemporaryDirectory(prefix="ragchat-bench-") as home:
         settings = get_settings(home=Path(home))
-        service = RagService(settings)
+        service = open_session(settings)
         service.ingest_paths(dataset.documents)
         for question in dataset.questions:
             hits = service.search(question.question).hits

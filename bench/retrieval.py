@@ -15,7 +15,7 @@ What it measures:
    unit-norm 384-d vectors (the real embedder would need hours for 100k chunks; its measured rate is
    printed), bulk-loaded in batches of 5,000 into Chroma + the BM25 index + the registry. Reported
    against N: load rates, search p50/p95 (hybrid, bm25-only, dense-only; the real embedder embeds each
-   query), start-up in fresh subprocesses (``RagService(get_settings())`` to the end of the first
+   query), start-up in fresh subprocesses (``open_session(get_settings())`` to the end of the first
    search: once cold, then the median of 3 warm runs, plus a step-by-step run for the breakdown) with
    the import time apart, and the LangChain baseline (build time and latency). At the largest size
    it also ingests a 20-page PDF (compared with the same PDF into an empty home, and checking that
@@ -57,14 +57,15 @@ import numpy as np
 from fpdf import FPDF
 from langchain_core.embeddings import Embeddings
 
+from core.schemas import Chunk, DocumentRecord, IngestResult, doc_id_for
+from core.settings import PROJECT_ROOT, Settings, get_settings
+from core.text import tokenize
 from ingestion.chunking import chunk_document
 from ingestion.parsers import parse_document
 from ingestion.registry import now
-from rag.bm25_tokenizer import tokenize
-from rag.embedder import Embedder
-from ragchat.schemas import Chunk, DocumentRecord, IngestResult, doc_id_for
-from ragchat.service import RagService
-from ragchat.settings import PROJECT_ROOT, Settings, get_settings
+from providers.embedder import Embedder
+from ragchat.application import open_session
+from ragchat.session import Session
 
 K = 10
 CANDIDATES = max(20, K)
@@ -190,17 +191,17 @@ class LoadTimes:
     bm25_batches_s: list[float] = field(default_factory=list)
 
 
-def bulk_load(service: RagService, chunks: list[Chunk], vectors: np.ndarray) -> LoadTimes:
+def bulk_load(service: Session, chunks: list[Chunk], vectors: np.ndarray) -> LoadTimes:
     """Chroma and BM25 get every batch (so their counts stay equal), then one registry row per document."""
     times = LoadTimes()
     for begin in range(0, len(chunks), BATCH):
         part = chunks[begin : begin + BATCH]
         embeddings = vectors[begin : begin + BATCH].tolist()
         started = time.perf_counter()
-        service.store.add(part, embeddings)
+        service.document_index.store.add(part, embeddings)
         times.store_s += time.perf_counter() - started
         started = time.perf_counter()
-        service.bm25.add(
+        service.document_index.bm25.add(
             [c.chunk_id for c in part], [c.text for c in part], [c.doc_id for c in part], [c.content_hash for c in part]
         )
         times.bm25_batches_s.append(time.perf_counter() - started)
@@ -212,12 +213,12 @@ def bulk_load(service: RagService, chunks: list[Chunk], vectors: np.ndarray) -> 
     return times
 
 
-def register_documents(service: RagService, chunks: list[Chunk]) -> None:
+def register_documents(service: Session, chunks: list[Chunk]) -> None:
     per_doc = Counter(c.doc_id for c in chunks)
     first = {c.doc_id: c for c in reversed(chunks)}
     for doc_id, count in per_doc.items():
         chunk = first[doc_id]
-        service.registry.put(
+        service.document_index.registry.put(
             DocumentRecord(
                 doc_id=doc_id,
                 source=chunk.source,
@@ -273,7 +274,7 @@ def build_langchain_bm25(chunks: list[Chunk]) -> Any:
     return BM25Retriever.from_texts([c.text for c in chunks], metadatas=[{"chunk_id": c.chunk_id} for c in chunks], k=K)
 
 
-def build_ensemble(service: RagService, bm25_retriever: Any) -> Any:
+def build_ensemble(service: Session, bm25_retriever: Any) -> Any:
     """EnsembleRetriever(BM25, Chroma) with equal weights, reading the same Chroma collection."""
     import chromadb
     from chromadb.config import Settings as ChromaSettings
@@ -288,7 +289,7 @@ def build_ensemble(service: RagService, bm25_retriever: Any) -> Any:
         store = Chroma(
             client=client,
             collection_name=service.settings.collection,
-            embedding_function=ServiceEmbeddings(service.embedder),
+            embedding_function=ServiceEmbeddings(service.app.embedder),
         )
     dense = store.as_retriever(search_kwargs={"k": K})
     return EnsembleRetriever(retrievers=[bm25_retriever, dense], weights=[0.5, 0.5])
@@ -325,7 +326,7 @@ def evaluate(search: Callable[[str], list[str]], data: Dataset) -> dict[str, flo
     }
 
 
-def service_search(service: RagService, weight: float, rerank: bool = False) -> Callable[[str], list[str]]:
+def service_search(service: Session, weight: float, rerank: bool = False) -> Callable[[str], list[str]]:
     def search(query: str) -> list[str]:
         return [h.chunk.chunk_id for h in service.search(query, k=K, bm25_weight=weight, rerank=rerank).hits]
 
@@ -345,7 +346,7 @@ def quality_settings(home: Path, args: argparse.Namespace, fusion: str = "rrf") 
 DEFAULT_HYBRID = f"hybrid-{Settings.model_fields['fusion'].default} (w=0.5)"
 
 
-def quality_modes(service: RagService, convex: RagService) -> list[tuple[str, Callable[[str], list[str]]]]:
+def quality_modes(service: Session, convex: Session) -> list[tuple[str, Callable[[str], list[str]]]]:
     return [
         ("bm25", service_search(service, 1.0)),
         ("dense", service_search(service, 0.0)),
@@ -359,12 +360,12 @@ def quality_modes(service: RagService, convex: RagService) -> list[tuple[str, Ca
 def run_quality(data: Dataset, args: argparse.Namespace) -> list[tuple[str, dict[str, float] | str]]:
     log(f"quality: {data.name}: {len(data.chunks)} chunks, {len(data.qrels)} queries")
     with temporary_home(data.name.replace(":", "-")) as home:
-        service = RagService(quality_settings(home, args))
+        service = open_session(quality_settings(home, args))
         started = time.perf_counter()
-        vectors = np.asarray(service.embedder.embed([c.text for c in data.chunks]), dtype=np.float32)
+        vectors = np.asarray(service.app.embedder.embed([c.text for c in data.chunks]), dtype=np.float32)
         log(f"  embedded {len(data.chunks)} chunks in {time.perf_counter() - started:.1f} s")
         bulk_load(service, data.chunks, vectors)
-        convex = RagService(quality_settings(home, args, fusion="convex"))
+        convex = open_session(quality_settings(home, args, fusion="convex"))
         rows: list[tuple[str, dict[str, float] | str]] = []
         for label, search in quality_modes(service, convex):
             log(f"  {label}")
@@ -481,7 +482,7 @@ def timed(fn: Callable[[str], object], queries: list[str], budget_s: float | Non
     return samples
 
 
-def search_latencies(service: RagService, queries: list[str]) -> dict[str, Any]:
+def search_latencies(service: Session, queries: list[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for mode, weight in (("hybrid", 0.5), ("bm25", 1.0), ("dense", 0.0)):
         out[mode] = percentiles(timed(lambda q, w=weight: service.search(q, k=K, bm25_weight=w, rerank=False), queries))
@@ -490,29 +491,31 @@ def search_latencies(service: RagService, queries: list[str]) -> dict[str, Any]:
         for key, value in service.search(query, k=K, bm25_weight=0.5, rerank=False).timings_ms.items():
             parts.setdefault(key, []).append(value)
     out["hybrid_parts_ms"] = {key: float(np.median(values)) for key, values in parts.items()}
-    out["registry_read_ms"] = percentiles(timed(lambda _q: service.registry.live_versions(), queries[:20]))[0]
+    out["registry_read_ms"] = percentiles(
+        timed(lambda _q: service.document_index.registry.live_versions(), queries[:20])
+    )[0]
     return out
 
 
 STARTUP_PROBE = """
 import json, sys, time
 t0 = time.perf_counter()
-from ragchat.service import RagService
-from ragchat.settings import get_settings
+from ragchat.application import open_session
+from core.settings import get_settings
 t1 = time.perf_counter()
-service = RagService(get_settings())
+service = open_session(get_settings())
 parts = {}
 if sys.argv[2] == "parts":  # one step at a time (the service may overlap some of them on its own)
     mark = time.perf_counter()
-    bm25_rows = len(service.bm25)
+    bm25_rows = len(service.document_index.bm25)
     parts["bm25_s"], mark = time.perf_counter() - mark, time.perf_counter()
     import chromadb
     parts["chromadb_import_s"], mark = time.perf_counter() - mark, time.perf_counter()
-    chroma_rows = service.store.count()
+    chroma_rows = service.document_index.store.count()
     parts["chroma_open_s"], mark = time.perf_counter() - mark, time.perf_counter()
     import fastembed
     parts["fastembed_import_s"], mark = time.perf_counter() - mark, time.perf_counter()
-    service.embedder
+    service.app.embedder
     parts["embedder_s"], mark = time.perf_counter() - mark, time.perf_counter()
     parts.update(bm25_rows=bm25_rows, chroma_rows=chroma_rows)
 mark = time.perf_counter()
@@ -549,7 +552,7 @@ def startup(home: Path, query: str, reranker_dir: Path | None) -> dict[str, Any]
     }
 
 
-def baseline_speed(service: RagService, chunks: list[Chunk], queries: list[str]) -> dict[str, Any]:
+def baseline_speed(service: Session, chunks: list[Chunk], queries: list[str]) -> dict[str, Any]:
     started = time.perf_counter()
     bm25_retriever = build_langchain_bm25(chunks)
     build_s = time.perf_counter() - started
@@ -560,12 +563,12 @@ def baseline_speed(service: RagService, chunks: list[Chunk], queries: list[str])
     return {"build_s": build_s, "latency": percentiles(samples), "queries": len(samples)}
 
 
-def real_embedder_rate(service: RagService, chunks: list[Chunk]) -> float:
+def real_embedder_rate(service: Session, chunks: list[Chunk]) -> float:
     """Chunks/s of the real embedder on 64 synthetic chunks, to show why the bench uses random vectors."""
     sample = [c.text for c in chunks[:64]]
-    service.embedder.embed(sample[:2])
+    service.app.embedder.embed(sample[:2])
     started = time.perf_counter()
-    service.embedder.embed(sample)
+    service.app.embedder.embed(sample)
     return len(sample) / (time.perf_counter() - started)
 
 
@@ -578,7 +581,7 @@ def run_size(n: int, args: argparse.Namespace, largest: bool) -> dict[str, Any]:
     log(f"  generated in {time.perf_counter() - started:.1f} s")
     result: dict[str, Any] = {"n": n, "docs": len({c.doc_id for c in chunks}), "load_avg": [os.getloadavg()[0]]}
     with temporary_home(f"speed-{n}") as home:
-        service = RagService(get_settings(home=home, reranker_dir=args.reranker_dir, candidates=CANDIDATES))
+        service = open_session(get_settings(home=home, reranker_dir=args.reranker_dir, candidates=CANDIDATES))
         result["load"] = bulk_load(service, chunks, vectors)
         log("  search latency")
         result["latency"] = search_latencies(service, queries)
@@ -620,11 +623,11 @@ def write_pdf(path: Path, pages: int, seed: int) -> Path:
     return path
 
 
-def bm25_files(service: RagService) -> dict[str, int]:
+def bm25_files(service: Session) -> dict[str, int]:
     return {p.name: p.stat().st_mtime_ns for p in service.settings.bm25_path.iterdir()}
 
 
-def timed_ingest(service: RagService, name: str, data: bytes) -> tuple[float, IngestResult]:
+def timed_ingest(service: Session, name: str, data: bytes) -> tuple[float, IngestResult]:
     started = time.perf_counter()
     result = service.ingest_bytes(name, data)
     seconds = time.perf_counter() - started
@@ -633,22 +636,22 @@ def timed_ingest(service: RagService, name: str, data: bytes) -> tuple[float, In
     return seconds, result
 
 
-def warm_embedder(service: RagService, texts: list[str]) -> None:
+def warm_embedder(service: Session, texts: list[str]) -> None:
     """One indexer-sized batch of the PDF's own chunks, so ONNX has seen such inputs before the clock starts."""
-    service.embedder.embed(texts[: service.settings.embed_batch_size * 4])
-    service.indexer  # noqa: B018 - opens Chroma and BM25 (and checks they are in step) before the clock starts
+    service.app.embedder.embed(texts[: service.settings.embed_batch_size * 4])
+    service.document_index.indexer  # noqa: B018 - opens Chroma and BM25 (and checks they are in step) before the clock starts
 
 
 def ingest_into_empty(path: Path, texts: list[str], args: argparse.Namespace) -> float:
     with temporary_home("empty") as empty_home:
-        empty = RagService(get_settings(home=empty_home, reranker_dir=args.reranker_dir))
+        empty = open_session(get_settings(home=empty_home, reranker_dir=args.reranker_dir))
         warm_embedder(empty, texts)
         seconds, _ = timed_ingest(empty, path.name, path.read_bytes())
         del empty
     return seconds
 
 
-def pdf_ingest(service: RagService, scratch: Path, args: argparse.Namespace) -> dict[str, Any]:
+def pdf_ingest(service: Session, scratch: Path, args: argparse.Namespace) -> dict[str, Any]:
     """Two samples each way (the big home gets the PDF under a second name the second time); minimums kept."""
     path = write_pdf(scratch / "bench-20-pages.pdf", 20, SEED)
     data = path.read_bytes()
@@ -658,12 +661,12 @@ def pdf_ingest(service: RagService, scratch: Path, args: argparse.Namespace) -> 
     ]
     empty_s = min(ingest_into_empty(path, texts, args) for _ in range(2))
     warm_embedder(service, texts)
-    before_files, before_count = bm25_files(service), service.store.count()
-    before_segments = service.bm25.segment_count
+    before_files, before_count = bm25_files(service), service.document_index.store.count()
+    before_segments = service.document_index.bm25.segment_count
     seconds, result = timed_ingest(service, path.name, data)
     after_files = bm25_files(service)
-    count_delta = service.store.count() - before_count
-    segments_after = service.bm25.segment_count
+    count_delta = service.document_index.store.count() - before_count
+    segments_after = service.document_index.bm25.segment_count
     second_s, _ = timed_ingest(service, f"copy-{path.name}", data)
     segments = [name for name in before_files if name.endswith(".npz")]
     return {
@@ -686,13 +689,16 @@ def pdf_ingest(service: RagService, scratch: Path, args: argparse.Namespace) -> 
 
 # ---- BM25 libraries ------------------------------------------------------------------------------
 def compare_bm25_libraries(
-    service: RagService, chunks: list[Chunk], queries: list[str], ours_build_s: float
+    service: Session, chunks: list[Chunk], queries: list[str], ours_build_s: float
 ) -> dict[str, Any]:
     started = time.perf_counter()
     corpus_tokens = [tokenize(c.text) for c in chunks]
     tokenize_s = time.perf_counter() - started
-    ours_top = {q: service.bm25.search(q, K) for q in queries}
-    ours = {"build_s": ours_build_s, "latency": percentiles(timed(lambda q: service.bm25.search(q, K), queries))}
+    ours_top = {q: service.document_index.bm25.search(q, K) for q in queries}
+    ours = {
+        "build_s": ours_build_s,
+        "latency": percentiles(timed(lambda q: service.document_index.bm25.search(q, K), queries)),
+    }
     log("    rank_bm25")
     okapi = bench_rank_bm25(chunks, corpus_tokens, queries, ours_top)
     gc.collect()
@@ -862,14 +868,14 @@ def print_pdf(pdf: dict[str, Any], n: int) -> None:
 
 def print_libraries(lib: dict[str, Any], n: int, queries: int) -> None:
     print(f"\n### BM25 libraries at {n:,} chunks (same corpus, same tokenizer, k1=1.2, b=0.75, top {K})\n")
-    print(f"Tokenizing the corpus once with rag.bm25_tokenizer.tokenize: {lib['tokenize_s']:.1f} s.\n")
+    print(f"Tokenizing the corpus once with core.text.tokenize: {lib['tokenize_s']:.1f} s.\n")
     print(
         "| library | build s | search p50 / p95 ms (queries) | top-10 id overlap with ours | queries with equal "
         "top-10 scores |\n|---|---:|---:|---:|---:|"
     )
     ours = lib["ours"]
     print(
-        f"| rag.bm25_index (incremental segments; build = the bulk load above, tokenizing + disk writes) | "
+        f"| ingestion.bm25_index (incremental segments; build = the bulk load above, tokenizing + disk writes) | "
         f"{ours['build_s']:.1f} | {ours['latency'][0]:.1f} / {ours['latency'][1]:.1f} ({queries}) | 1.00 | 1.00 |"
     )
     okapi, fast = lib["rank_bm25"], lib["bm25s"]

@@ -1,10 +1,10 @@
 """How well the per-sentence support check (rag/support.py) separates supported from unsupported
 sentences on real answers, and which thresholds do it: the measurements behind
-RAGCHAT_SUPPORT_MIN_OVERLAP, RAGCHAT_SUPPORT_MIN_SIMILARITY and RAGCHAT_MIN_CONFIDENCE.
+RAGCHAT_SUPPORT_MIN_TERM_SHARE, RAGCHAT_SUPPORT_MIN_SIMILARITY and RAGCHAT_LOW_CONFIDENCE_THRESHOLD.
 
 What it does: ingests the SQuAD 2.0 "Normans" article (../shared/data/squad2-normans; skipped with a
 note when absent) into a temporary RAGCHAT_HOME and asks the model N answerable questions (spread over
-the article) and M unanswerable ones through `RagService.ask_stream`, recording each answer with the
+the article) and M unanswerable ones through `Session.ask_stream`, recording each answer with the
 chunks it was checked against. Then, with no model:
 
 * supported: each sentence of a correct answer (one that holds a gold answer) that holds the gold
@@ -35,17 +35,17 @@ import time
 from pathlib import Path
 from typing import Any
 
+from core.schemas import Citation, Hit, SentenceSupport
+from core.settings import PROJECT_ROOT, get_settings
 from rag.citations import split_sentences, strip_markers
 from rag.support import SupportChecker, confidence
-from ragchat.schemas import Citation, Hit, SentenceSupport
-from ragchat.settings import PROJECT_ROOT, get_settings
 
 DEFAULT_SQUAD = PROJECT_ROOT.parent / "shared" / "data" / "squad2-normans"
 CONFIDENCE_GRID = (0.4, 0.5, 0.6, 0.7)
 
 
 def generate(args: argparse.Namespace) -> list[dict[str, Any]]:
-    from ragchat.service import RagService
+    from ragchat.application import open_session
 
     rows = [json.loads(line) for line in (args.squad / "questions.jsonl").read_text().splitlines() if line.strip()]
     answerable = [r for r in rows if not r["is_impossible"]]
@@ -53,7 +53,7 @@ def generate(args: argparse.Namespace) -> list[dict[str, Any]]:
     picked = _spread(answerable, args.questions) + _spread(impossible, args.impossible)
     records: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="ragchat-bench-support-") as home:
-        service = RagService(
+        service = open_session(
             get_settings(
                 home=Path(home),
                 llm_provider="llamacpp",
@@ -64,17 +64,7 @@ def generate(args: argparse.Namespace) -> list[dict[str, Any]]:
             )
         )
         print(service.ingest_paths([args.squad / "Normans.md"]), file=sys.stderr)
-        checker = service.answerer._support
-        seen: dict[str, Any] = {}
-        original = checker.check
-
-        def recording(answer: str, citations: list[Citation], hits: list[Hit]) -> list[SentenceSupport]:
-            seen.update(hits=[h.model_dump(mode="json") for h in hits])
-            return original(answer, citations, hits)
-
-        checker.check = recording  # type: ignore[method-assign]
         for number, row in enumerate(picked, start=1):
-            seen.clear()
             started = time.perf_counter()
             answer = service.ask_stream(row["question"]).result()
             print(
@@ -91,7 +81,7 @@ def generate(args: argparse.Namespace) -> list[dict[str, Any]]:
                     "answer": answer.answer,
                     "refused": answer.refused,
                     "citations": [c.model_dump(mode="json") for c in answer.citations],
-                    "hits": seen.get("hits", []),
+                    "hits": [h.model_dump(mode="json") for h in answer.given.hits] if not answer.refused else [],
                 }
             )
             if args.save:  # after every answer, so an interrupted run is still usable with --load
@@ -111,7 +101,7 @@ def _contains(text: str, needle: str) -> bool:
 
 
 def analyse(records: list[dict[str, Any]], embed: Any, min_overlap: float, min_similarity: float) -> None:
-    checker = SupportChecker(embed, 0.0, 0.0)  # raw signals; thresholds applied below
+    checker = SupportChecker(embed, 0.0, 0.0, get_settings().support_min_terms)  # raw signals; thresholds applied below
     answered = [r for r in records if not r["impossible"] and not r["refused"] and r["hits"]]
     correct = [r for r in answered if any(_contains(r["answer"], g) for g in r["gold"])]
     print(
@@ -167,7 +157,7 @@ def analyse(records: list[dict[str, Any]], embed: Any, min_overlap: float, min_s
             citations = [Citation.model_validate(c) for c in record["citations"]]
             whole["unanswerable, not refused"].append(confidence(checker.check(record["answer"], citations, hits)))
 
-    timed = SupportChecker(embed, min_overlap, min_similarity)
+    timed = SupportChecker(embed, min_overlap, min_similarity, get_settings().support_min_terms)
     timed.check("Warm-up sentence.", [], [Hit.model_validate(answered[0]["hits"][0])])
     durations = []
     for record in answered:
@@ -250,9 +240,9 @@ def main() -> None:
             f"model {args.model}: {len(records)} answers in {time.perf_counter() - started:.0f} s; "
             f"load average {os.getloadavg()[0]:.1f}"
         )
-    from rag.embedder import Embedder
+    from providers.embedder import Embedder
 
-    analyse(records, Embedder(settings).embed, settings.support_min_overlap, settings.support_min_similarity)
+    analyse(records, Embedder(settings).embed, settings.support_min_term_share, settings.support_min_similarity)
 
 
 if __name__ == "__main__":

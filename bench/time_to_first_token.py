@@ -7,8 +7,8 @@ close to what the app sends with top_k=4 and 200-token chunks. Then, for each mo
 in one process and one after the other (so the figures are comparable), with
 RAGCHAT_LLM_PROVIDER=llamacpp:
 
-* a fresh ``RagService`` is built and its embedder and store are warmed by one search;
-* the LLM is loaded once with ``service.llm()`` (timed: "load s");
+* a fresh ``Session`` is built and its embedder and store are warmed by one search;
+* the LLM is loaded once with ``service.app.llm()`` (timed: "load s");
 * one warm-up question is asked (its TTFT is shown as "1st TTFT", not in the medians: llama.cpp's
   first request after load is markedly slower);
 * N typical questions answerable from the corpus are asked through ``service.ask_stream``; per
@@ -50,11 +50,12 @@ from typing import Any
 
 from fpdf import FPDF
 
-from rag.context_budget import estimate_tokens
-from rag.llm.base import LLM
-from rag.llm.llamacpp import LlamaCppLLM
-from ragchat.service import RagService
-from ragchat.settings import get_settings
+from core.settings import get_settings
+from core.text import estimate_tokens
+from providers.llm.base import LLM
+from providers.llm.llamacpp import LlamaCppLLM
+from ragchat.application import open_session
+from ragchat.session import Session
 
 DEFAULT_MODELS = ["qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"]
 
@@ -172,7 +173,7 @@ def rss_mb() -> float | None:
     return round(pages * os.sysconf("SC_PAGE_SIZE") / 2**20, 1)
 
 
-def ask_once(service: RagService, question: str, llm: LLM) -> dict[str, Any]:
+def ask_once(service: Session, question: str, llm: LLM) -> dict[str, Any]:
     started = time.perf_counter()
     stream = service.ask_stream(question)
     first_at: float | None = None
@@ -224,12 +225,12 @@ def bench_model(home: Path, model: str, questions: list[str], max_tokens: int | 
     os.environ["RAGCHAT_LLM_PROVIDER"] = "llamacpp"
     os.environ["RAGCHAT_LLM_MODEL"] = model
     settings = get_settings(home=home, llm_provider="llamacpp", llm_model=model, llm_max_tokens=max_tokens)
-    service = RagService(settings)
+    service = open_session(settings)
     service.search(WARMUP_QUESTION)  # embedder + store loaded before the LLM clock starts
     rss_before = rss_mb()
     started = time.perf_counter()
     try:
-        llm = service.llm()
+        llm = service.app.llm()
     except Exception as exc:  # a model that is not installed must not stop the others
         del service
         gc.collect()
@@ -392,7 +393,7 @@ def main() -> None:
         home = Path(tmp) / "home"
         os.environ["RAGCHAT_HOME"] = str(home)
         pdf = write_corpus_pdf(Path(tmp) / "harbor-handbook.pdf")
-        ingest_service = RagService(get_settings(home=home))
+        ingest_service = open_session(get_settings(home=home))
         started = time.perf_counter()
         result = ingest_service.ingest_bytes(pdf.name, pdf.read_bytes())
         ingest_s = time.perf_counter() - started

@@ -1,5 +1,5 @@
 """What several users cost one process: N users each state a fact at the same moment (one thread per
-user, started by a barrier) through `RagService.for_user(...).ask` and the real memory graph, on a
+user, started by a barrier) through `App.session(...).ask` and the real memory graph, on a
 temporary RAGCHAT_HOME.
 
 It prints the process's resident memory after the model is loaded and after the N turns (a second
@@ -22,8 +22,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from ragchat.service import RagService
-from ragchat.settings import get_settings
+from core.settings import get_settings
+from rag.pipeline import AskOptions
+from ragchat.application import open_session
 
 # Each user's fact, and a word its summary must keep (and no other user's file may hold).
 FACTS = [
@@ -51,27 +52,27 @@ def main() -> None:
     args = parser.parse_args()
     users = [f"user{n}" for n in range(1, min(max(args.users, 1), len(FACTS)) + 1)]
     with tempfile.TemporaryDirectory() as home:
-        root = RagService(
+        root = open_session(
             get_settings(home=Path(home), llm_provider="llamacpp", llm_model=args.model, reranker_model="none")
         )
-        root.llm()
-        root.embedder.embed(["warm-up"])
+        root.app.llm()
+        root.app.embedder.embed(["warm-up"])
         loaded = rss_mb()
         start = threading.Barrier(len(users))
 
         def turn(user: str, fact: str) -> float:
-            service = root.for_user(user)
+            service = root.app.session(user)
             start.wait(timeout=60)
             began = time.perf_counter()
-            service.ask(fact, session_id=f"{user}-1")
+            service.ask(fact, AskOptions(session_id=f"{user}-1"))
             return time.perf_counter() - began
 
         began = time.perf_counter()
         with ThreadPoolExecutor(max_workers=len(users)) as pool:
             latencies = list(pool.map(turn, users, [fact for fact, _ in FACTS]))
         wall = time.perf_counter() - began
-        models = {id(root.for_user(user).llm()) for user in users} | {id(root.llm())}
-        files = {user: root.for_user(user).memory.files["USER"].path.read_text(encoding="utf-8") for user in users}
+        models = {id(root.app.session(user).llm()) for user in users} | {id(root.app.llm())}
+        files = {user: root.app.session(user).memory.files["USER"].path.read_text(encoding="utf-8") for user in users}
         own = all(
             (FACTS[n][1] in files[user]) and not any(FACTS[m][1] in files[user] for m in range(len(users)) if m != n)
             for n, user in enumerate(users)

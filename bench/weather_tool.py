@@ -5,7 +5,7 @@ hourly data, so the network is local and identical for both. Then, alternating s
 both alike, --runs times each:
 
 * in process: ``tools.weather.run_job(job)``, the subprocess's own work (HTTP, validation, analytics);
-* sandboxed: ``tools.weather.run_weather_tool(settings, request)``, what RagService.weather calls
+* sandboxed: ``tools.weather.run_weather_tool(settings, request)``, what App.weather calls
   (start ``python -I``, set the rlimits, import, the same job, JSON out, validation in the app).
 
 Prints medians and p90 of each, the sandbox's overhead (difference and ratio), the largest peak RSS of
@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import pytest
 
-from ragchat.settings import get_settings
+from core.settings import get_settings
 from tests.openmeteo_replay import (
     FORECAST_PATH,
     GEOCODING_PATH,

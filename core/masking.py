@@ -1,7 +1,7 @@
 """Masking of personal data and secrets before anything is written to SQLite.
 
 Emails → [EMAIL], IP addresses → [IP], card numbers → [CARD], secrets (named passwords and keys, key
-and token formats, IBANs; memory/secrets.py) → [SECRET], phone numbers → [PHONE]. The query log, the
+and token formats, IBANs; core/secrets.py) → [SECRET], phone numbers → [PHONE]. The query log, the
 stored conversations and the memory-write log all mask on write, so the raw text never reaches the
 database file, its journal or a backup of it. Masking errs towards masking: an order number shaped
 like a phone number is masked too; a missed phone number would be stored for good.
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from memory.secrets import luhn_valid, secret_spans
+from core.secrets import luhn_valid, secret_spans
 
 EMAIL = "[EMAIL]"
 PHONE = "[PHONE]"

@@ -1,6 +1,9 @@
 """All configuration in one place: environment variables (RAGCHAT_*), then a .env file, then defaults.
 
-Every tunable the pipeline reads lives here, so a newcomer finds a parameter in one guess.
+Every tunable the pipeline reads lives here, grouped by concern: one class per group below, all
+merged into `Settings`. Environment names stay flat (`RAGCHAT_BM25_WEIGHT`), as the contract in the
+README says. The README's configuration table is generated from these classes
+(`python -m scripts.settings_table --write`), and a test fails when it is out of date.
 """
 
 from __future__ import annotations
@@ -10,10 +13,10 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from ragchat.users import user_name
+from core.users import user_name
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
@@ -46,35 +49,55 @@ def check_openmeteo_url(url: str) -> str:
     return url
 
 
-class Settings(BaseSettings):
-    """Runtime settings; names follow the contract in shared/design.md."""
+class DataSettings(BaseModel):
+    """Where data and models live."""
 
-    # Errors name the setting and the reason but never echo the value: some values are secrets (tokens, keys).
-    model_config = SettingsConfigDict(
-        env_prefix="RAGCHAT_", env_file=".env", env_file_encoding="utf-8", extra="ignore", hide_input_in_errors=True
+    home: Path = Field(
+        default=PROJECT_ROOT, description="Data directory: chroma_db/, bm25_index/, memory files, SQLite."
     )
-
-    home: Path = Field(default=PROJECT_ROOT, description="Data directory: chroma_db/, memory files, SQLite.")
     model_dir: Path = Field(
         default=Path.home() / ".cache" / "ragchat" / "models",
         description="Where packaged models are assembled (GGUF) or copied (embedder folder).",
     )
 
-    # LLM
-    llm_provider: Literal["auto", "llamacpp", "ollama", "openai"] = "auto"
+    @property
+    def chroma_path(self) -> Path:
+        return self.home / "chroma_db"
+
+    @property
+    def db_path(self) -> Path:
+        """SQLite file holding the document registry, the conversations, the query log and the rate limiter."""
+        return self.home / "ragchat.sqlite3"
+
+    @property
+    def bm25_path(self) -> Path:
+        return self.home / "bm25_index"
+
+
+class LLMSettings(BaseModel):
+    """The answering model: which provider and model, and how it generates."""
+
+    llm_provider: Literal["auto", "llamacpp", "ollama", "openai"] = Field(
+        default="auto", description="auto: Ollama when a server answers, else the embedded llama.cpp model."
+    )
     llm_model: str | None = Field(
         default=None,
         description="Model for the chosen provider. llamacpp: a packaged name "
         "(qwen2.5-coder-1.5b, qwen2.5-coder-0.5b) or a path to a .gguf file; "
         "ollama: a model tag (default llama3.2); openai: the served model name.",
     )
-    ollama_host: str = Field(default="http://127.0.0.1:11434", validation_alias="OLLAMA_HOST")
-    openai_base_url: str = "http://127.0.0.1:8000/v1"
-    openai_api_key: str = ""
-    llm_threads: int = 2
-    llm_context: int = 4096
-    llm_max_tokens: int = 384
-    llm_temperature: float = 0.0
+    ollama_host: str = Field(
+        default="http://127.0.0.1:11434", validation_alias="OLLAMA_HOST", description="Ollama server URL."
+    )
+    ollama_list_ttl_s: float = Field(
+        default=30.0, gt=0, description="How long the app reuses Ollama's model list (asked on every page rerun)."
+    )
+    openai_base_url: str = Field(default="http://127.0.0.1:8000/v1", description="An OpenAI-compatible server.")
+    openai_api_key: str = Field(default="", description="Its API key, if it wants one.")
+    llm_threads: int = Field(default=2, description="CPU threads of the embedded model.")
+    llm_context: int = Field(default=4096, description="Context window of the embedded model, in tokens.")
+    llm_max_tokens: int = Field(default=384, description="Longest answer, in tokens.")
+    llm_temperature: float = Field(default=0.0, description="0: the same question gets the same answer.")
     llm_queue_limit: int = Field(
         default=8,
         ge=0,
@@ -85,22 +108,34 @@ class Settings(BaseSettings):
         default=300.0, gt=0, description="Embedded model: longest wait in its queue before the question is refused."
     )
 
-    # Embeddings
-    embed_model: str = "sentence-transformers/all-MiniLM-L6-v2"
+    @field_validator("ollama_host")
+    @classmethod
+    def _with_scheme(cls, value: str) -> str:
+        """OLLAMA_HOST is often given as host:port; the client needs a URL."""
+        return value if "://" in value else f"http://{value}"
+
+
+class EmbeddingSettings(BaseModel):
+    """The embedding model that turns chunks and questions into vectors."""
+
+    embed_model: str = Field(default="sentence-transformers/all-MiniLM-L6-v2", description="fastembed model name.")
     embed_model_path: Path | None = Field(
         default=None, description="A local fastembed-compatible folder (model.onnx + tokenizer files)."
     )
-    embed_threads: int = 2
-    embed_batch_size: int = 16
+    embed_threads: int = Field(default=2, description="CPU threads of the embedder.")
+    embed_batch_size: int = Field(default=16, description="Texts embedded per call.")
     embed_max_tokens: int | None = Field(
         default=256,
         description="Truncate texts to this many model tokens (MiniLM was trained on 256); None: no extra limit.",
     )
 
-    # Vector store: embedded Chroma in RAGCHAT_HOME, or a Chroma server when chroma_host is set.
-    # BM25 and the registry stay in RAGCHAT_HOME either way (ARCHITECTURE.md, "Server mode").
+
+class VectorStoreSettings(BaseModel):
+    """Embedded Chroma in RAGCHAT_HOME, or a Chroma server when chroma_host is set. BM25 and the
+    registry stay in RAGCHAT_HOME either way."""
+
     chroma_host: str | None = Field(default=None, description="Chroma server host; unset: embedded Chroma.")
-    chroma_port: int = Field(default=8000, ge=1, le=65535)
+    chroma_port: int = Field(default=8000, ge=1, le=65535, description="Chroma server port.")
     chroma_ssl: bool = Field(default=False, description="Talk https to the Chroma server.")
     chroma_token: SecretStr = Field(
         default=SecretStr(""),
@@ -113,9 +148,21 @@ class Settings(BaseSettings):
     chroma_timeout_s: float = Field(
         default=30.0, gt=0, le=600, description="Longest one Chroma server request may take (connecting: at most 5 s)."
     )
-    collection: str = "ragchat"
+    collection: str = Field(default="ragchat", description="Chroma collection name.")
 
-    # Several users on one deployment (ragchat/users.py)
+    @field_validator("chroma_token")
+    @classmethod
+    def _token_chars(cls, value: SecretStr) -> SecretStr:
+        """A token goes into an HTTP header: visible ASCII only (the message never repeats it)."""
+        token = value.get_secret_value()
+        if any(not (33 <= ord(char) <= 126) for char in token):
+            raise ValueError("the Chroma token must be printable ASCII without spaces")
+        return value
+
+
+class UserSettings(BaseModel):
+    """Several users on one deployment (core/users.py)."""
+
     user: str | None = Field(
         default=None,
         description="The user `ragchat` commands act for when --user is not given; unset: the default user.",
@@ -138,27 +185,34 @@ class Settings(BaseSettings):
     def _user_name(cls, value: str | None) -> str | None:
         return user_name(value)
 
-    # Chunking
-    chunk_size: int = Field(default=200, description="Target chunk size in tokens (LlamaIndex tokenizer).")
-    chunk_overlap: int = 30
 
-    # Ingestion
+class IngestionSettings(BaseModel):
+    """Parsing, chunking and indexing files."""
+
+    chunk_size: int = Field(default=200, description="Target chunk size in tokens (LlamaIndex tokenizer).")
+    chunk_overlap: int = Field(default=30, description="Tokens shared by neighbouring chunks.")
     ingest_batch: int = Field(default=64, description="Chunks embedded and stored per step; cancel is checked between.")
     max_file_mb: float = Field(default=500, description="Larger files are refused with a message, before parsing.")
     redact_pii: bool = Field(default=False, description="Replace e-mails, phones, IPs, long tokens at ingest (opt-in).")
     ocr: bool = Field(default=True, description="OCR pages without text when the tesseract program is installed.")
-    tesseract_cmd: str = "tesseract"
+    tesseract_cmd: str = Field(default="tesseract", description="The Tesseract program.")
     ocr_language: str = Field(default="eng", description="Tesseract language(s), e.g. eng+deu (needs their data).")
-    ocr_dpi: int = 300
-    ocr_timeout_s: float = 120.0
+    ocr_dpi: int = Field(default=300, description="Resolution pages are rendered at for OCR.")
+    ocr_timeout_s: float = Field(default=120.0, description="Longest OCR of one page.")
 
-    # Retrieval (hybrid BM25 + dense, then an optional cross-encoder)
-    top_k: int = Field(default=4, description="Chunks given to the answering model.")
-    candidates: int = Field(default=20, description="Chunks each retriever returns for fusion and reranking.")
+
+class RetrievalSettings(BaseModel):
+    """Hybrid BM25 + dense search, then an optional cross-encoder."""
+
+    top_k: int = Field(default=4, description="Chunks a search returns, and the most the answering model is given.")
+    retrieval_candidates: int = Field(
+        default=20, description="Chunks each retriever (BM25, dense) returns for fusion and reranking."
+    )
     bm25_weight: float = Field(default=0.5, ge=0.0, le=1.0, description="Share of BM25 in fusion; 0 is dense-only.")
     fusion: Literal["rrf", "convex"] = Field(
         default="convex", description="convex: min-max normalized scores (measured best); rrf: weighted ranks."
     )
+    rrf_k: int = Field(default=60, ge=1, description="RRF's rank offset: 1 / (k + rank).")
     reranker_model: str = Field(
         default="ms-marco-MiniLM-L-12-v2",
         description="FlashRank model: ms-marco-MiniLM-L-12-v2, or ms-marco-TinyBERT-L-2-v2 (faster); none: off.",
@@ -167,36 +221,60 @@ class Settings(BaseSettings):
         default=Path.home() / ".cache" / "ragchat" / "flashrank", description="FlashRank cache: <dir>/<model name>/."
     )
     reranker_download: bool = Field(default=False, description="Let FlashRank download a missing model.")
-    reranker_max_length: int = 512
+    reranker_max_length: int = Field(default=512, description="Tokens of query + passage the reranker reads.")
 
-    # Answering
+
+class AnsweringSettings(BaseModel):
+    """From retrieved chunks to a cited answer: what the model is given, when it is not asked at all,
+    how follow-ups are rewritten and how its citations are resolved."""
+
+    refusal_threshold: float = Field(
+        default=0.25,
+        description="Refusal threshold: the cosine similarity a chunk needs to be given to the model; when no "
+        "chunk reaches it, the answer is the refusal and no LLM runs.",
+    )
     context_tokens: int = Field(
         default=1500,
         description="Most tokens of sources in a prompt (also capped by llm_context): predictable first-token time.",
     )
-    min_relevance: float = Field(
-        default=0.25,
-        description="Cosine similarity the best chunk must reach; below it the answer is the refusal and no LLM runs.",
+    prompt_overhead_tokens: int = Field(
+        default=64, description="Tokens reserved for the chat template and the closing instruction."
     )
-    memory_enabled: bool = Field(default=True, description="Run the memory graph after each chat turn.")
-    memory_min_confidence: float = Field(
-        default=0.7, ge=0.0, le=1.0, description="The memory model's confidence a fact needs to be written."
+    source_header_tokens: int = Field(default=16, description="Tokens reserved per source for its [n] header line.")
+    rewrite_history_turns: int = Field(
+        default=3, ge=1, description="Earlier turns of a conversation the follow-up rewrite reads."
     )
-    memory_min_relevance: float = Field(
-        default=0.2,
-        description="Cosine similarity a first-person question needs to its closest memory entry (and more than to "
-        "any passage) to be answered from memory.",
+    rewrite_answer_chars: int = Field(
+        default=300, ge=40, description="Characters of each earlier answer the follow-up rewrite reads."
     )
-    memory_context_tokens: int = Field(
-        default=200, description="Most tokens of memory entries in a prompt; beyond it, the closest to the question."
+    citation_attribution_min_term_share: float = Field(
+        default=0.5,
+        ge=0.0,
+        le=1.0,
+        description="An answer without markers: the share of its words a chunk must hold to be cited for it "
+        "(labelled as attributed by support).",
     )
+    citation_correction_margin: float = Field(
+        default=0.3,
+        ge=0.0,
+        le=1.0,
+        description="A marker is moved to another given source when that one covers this much more of the "
+        "sentence's words...",
+    )
+    citation_correction_min_coverage: float = Field(
+        default=0.6, ge=0.0, le=1.0, description="...and at least this share of them."
+    )
+    citation_snippet_chars: int = Field(default=320, ge=40, description="Longest snippet shown for a citation.")
 
-    # Trust: input guardrails (before any retrieval) and the output support check
+
+class TrustSettings(BaseModel):
+    """Input guardrails (before any retrieval) and the output support check."""
+
     max_question_chars: int = Field(default=2000, ge=1, description="Longer questions are rejected with the limit.")
     rate_limit_per_minute: int = Field(
         default=10, ge=0, description="Questions per session (app tab, or `ask --session` id) per minute; 0: no limit."
     )
-    support_min_overlap: float = Field(
+    support_min_term_share: float = Field(
         default=0.7, ge=0.0, le=1.0, description="Share of a sentence's terms its sources must hold to support it."
     )
     support_min_similarity: float = Field(
@@ -205,15 +283,50 @@ class Settings(BaseSettings):
         le=1.0,
         description="Or: cosine similarity to one sentence of its sources that supports a paraphrase.",
     )
-    min_confidence: float = Field(
+    support_min_terms: int = Field(
+        default=2, ge=1, description="Sentences with fewer terms ('Yes.') carry no checkable claim and are skipped."
+    )
+    low_confidence_threshold: float = Field(
         default=0.6, ge=0.0, le=1.0, description="Answers whose support score is below it get a low-confidence notice."
     )
 
-    # Weather tool (tools/): the three Open-Meteo endpoints are the only hosts it may reach. They are
-    # set here (environment or .env) and nowhere else: no page, chat or CLI flag can change them.
-    openmeteo_forecast_url: str = "https://api.open-meteo.com/v1/forecast"
-    openmeteo_archive_url: str = "https://archive-api.open-meteo.com/v1/archive"
-    openmeteo_geocoding_url: str = "https://geocoding-api.open-meteo.com/v1/search"
+
+class MemorySettings(BaseModel):
+    """The memory graph and what of USER_MEMORY.md / COMPANY_MEMORY.md goes into prompts."""
+
+    memory_enabled: bool = Field(default=True, description="Run the memory graph after each chat turn.")
+    memory_min_confidence: float = Field(
+        default=0.7, ge=0.0, le=1.0, description="The memory model's confidence a fact needs to be written."
+    )
+    memory_answer_min_similarity: float = Field(
+        default=0.2,
+        description="Cosine similarity a first-person question needs to its closest memory entry (and more than to "
+        "any passage) to be answered from memory.",
+    )
+    memory_related_similarity: float = Field(
+        default=0.75,
+        ge=0.0,
+        le=1.0,
+        description="A new fact this close to a stored entry (cosine) is a restatement or an update of it.",
+    )
+    memory_context_tokens: int = Field(
+        default=200, description="Most tokens of memory entries in a prompt; beyond it, the closest to the question."
+    )
+
+
+class WeatherSettings(BaseModel):
+    """The weather tool (tools/). The three Open-Meteo endpoints are the only hosts it may reach; they
+    are set here (environment or .env) and nowhere else: no page, chat or CLI flag can change them."""
+
+    openmeteo_forecast_url: str = Field(
+        default="https://api.open-meteo.com/v1/forecast", description="Open-Meteo forecast endpoint."
+    )
+    openmeteo_archive_url: str = Field(
+        default="https://archive-api.open-meteo.com/v1/archive", description="Open-Meteo archive endpoint."
+    )
+    openmeteo_geocoding_url: str = Field(
+        default="https://geocoding-api.open-meteo.com/v1/search", description="Open-Meteo geocoding endpoint."
+    )
     openmeteo_timeout_s: float = Field(default=15.0, gt=0, le=120, description="Per request, connect to last byte.")
     openmeteo_retries: int = Field(
         default=1, ge=0, le=3, description="Extra attempts after a connection error, timeout, 429 or 5xx."
@@ -231,50 +344,65 @@ class Settings(BaseSettings):
     def _openmeteo_url(cls, value: str) -> str:
         return check_openmeteo_url(value)
 
-    # Evaluation (`ragchat eval`, the Eval page)
+
+class EvalSettings(BaseModel):
+    """`ragchat eval` and the Eval page."""
+
     eval_judge: Literal["none", "self", "openai"] = Field(
         default="none",
         description="LLM judge for ragas's faithfulness and answer relevancy: none (skip them), self (the "
         "answering model), openai (the OpenAI-compatible server at eval_judge_url).",
     )
-    eval_judge_url: str = "http://127.0.0.1:8000/v1"
+    eval_judge_url: str = Field(default="http://127.0.0.1:8000/v1", description="The judge's server.")
     eval_judge_model: str | None = Field(default=None, description="The judge's model name on that server.")
-    eval_judge_api_key: str = ""
+    eval_judge_api_key: str = Field(default="", description="The judge server's API key, if it wants one.")
     eval_judge_timeout_s: float = Field(default=120.0, description="Longest one judge call may take.")
-    eval_judge_max_tokens: int = 512
+    eval_judge_max_tokens: int = Field(default=512, description="Longest judge reply.")
     eval_reports_dir: Path = Field(default=PROJECT_ROOT / "reports", description="Where `ragchat eval` writes.")
     eval_squad_dir: Path = Field(
         default=PROJECT_ROOT.parent / "shared" / "data" / "squad2-normans",
         description="The SQuAD 2.0 'Normans' set (Normans.md + questions.jsonl), offered when present.",
     )
 
-    @field_validator("chroma_token")
-    @classmethod
-    def _token_chars(cls, value: SecretStr) -> SecretStr:
-        """A token goes into an HTTP header: visible ASCII only (the message never repeats it)."""
-        token = value.get_secret_value()
-        if any(not (33 <= ord(char) <= 126) for char in token):
-            raise ValueError("the Chroma token must be printable ASCII without spaces")
-        return value
 
-    @field_validator("ollama_host")
-    @classmethod
-    def _with_scheme(cls, value: str) -> str:
-        """OLLAMA_HOST is often given as host:port; the client needs a URL."""
-        return value if "://" in value else f"http://{value}"
+# The groups, in the order the README's table lists them.
+SETTING_GROUPS: tuple[type[BaseModel], ...] = (
+    DataSettings,
+    LLMSettings,
+    EmbeddingSettings,
+    IngestionSettings,
+    RetrievalSettings,
+    AnsweringSettings,
+    TrustSettings,
+    MemorySettings,
+    WeatherSettings,
+    VectorStoreSettings,
+    UserSettings,
+    EvalSettings,
+)
 
-    @property
-    def chroma_path(self) -> Path:
-        return self.home / "chroma_db"
 
-    @property
-    def db_path(self) -> Path:
-        """SQLite file holding the document registry, the conversations, the query log and the rate limiter."""
-        return self.home / "ragchat.sqlite3"
+class Settings(
+    BaseSettings,
+    EvalSettings,
+    UserSettings,
+    VectorStoreSettings,
+    WeatherSettings,
+    MemorySettings,
+    TrustSettings,
+    AnsweringSettings,
+    RetrievalSettings,
+    IngestionSettings,
+    EmbeddingSettings,
+    LLMSettings,
+    DataSettings,
+):
+    """Runtime settings: every group above, read from RAGCHAT_* variables (the names the README's contract lists)."""
 
-    @property
-    def bm25_path(self) -> Path:
-        return self.home / "bm25_index"
+    # Errors name the setting and the reason but never echo the value: some values are secrets (tokens, keys).
+    model_config = SettingsConfigDict(
+        env_prefix="RAGCHAT_", env_file=".env", env_file_encoding="utf-8", extra="ignore", hide_input_in_errors=True
+    )
 
 
 def get_settings(**overrides: object) -> Settings:

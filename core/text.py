@@ -1,4 +1,6 @@
-"""Terms for BM25: the same function tokenizes chunks at ingest and queries at search time.
+"""Text measures shared by every layer: BM25 terms and estimated LLM tokens.
+
+Terms for BM25: the same function tokenizes chunks at ingest and queries at search time.
 
 Case, accents and punctuation are folded away ("Café," → "cafe"); words are stemmed (Snowball,
 English) so "limitations" finds "limitation"; numbers and codes stay whole and are also split into
@@ -59,3 +61,14 @@ def tokenize(text: str) -> list[str]:
             if part[0].isdigit() or (len(part) > 1 and part not in STOPWORDS):
                 terms.append(part if part[0].isdigit() else _stem(part))
     return terms
+
+
+# LLM tokens are estimated as UTF-8 bytes ÷ 3. That over-counts English for the Qwen and Llama BPE
+# vocabularies (about 4 bytes a token) and is about right for CJK (3 bytes a character, about one
+# token each), so the estimate errs on the safe side; bench/time_to_first_token.py prints the ratio
+# of estimated to actual prompt tokens.
+BYTES_PER_TOKEN = 3
+
+
+def estimate_tokens(text: str) -> int:
+    return len(text.encode("utf-8")) // BYTES_PER_TOKEN + 1

@@ -22,8 +22,8 @@ from pydantic import BaseModel, ValidationError
 from ragas.embeddings.base import BaseRagasEmbedding
 from ragas.llms.base import InstructorBaseRagasLLM
 
-from rag.embedder import Embedder
-from rag.llm.base import LLM, ChatMessage
+from providers.embedder import Embedder
+from providers.llm.base import LLM, ChatMessage
 
 Model = TypeVar("Model", bound=BaseModel)
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)

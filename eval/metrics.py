@@ -14,8 +14,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from core.schemas import Chunk
 from eval.dataset import GoldEvidence
-from ragchat.schemas import Chunk
 
 _MARKER = re.compile(r"\[\s*\d+(?:\s*[,;]\s*\d+)*\s*\]")
 _ARTICLES = re.compile(r"\b(a|an|the)\b")

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from ragchat.schemas import ModelInfo
+from core.schemas import ModelInfo
 
 
 class MetricValue(BaseModel):
@@ -39,6 +39,9 @@ class QuestionResult(BaseModel):
     error: str | None = None
     citations: list[CitedSource] = Field(default_factory=list)
     retrieved: list[str] = Field(default_factory=list, description="'source p.N' of the top-k chunks, best first.")
+    given: list[str] = Field(
+        default_factory=list, description="Chunk ids of the evidence the model was given, in prompt order ([1] first)."
+    )
     scores: dict[str, float | None] = Field(default_factory=dict, description="Our metrics; None: does not apply.")
     ragas: dict[str, MetricValue] = Field(default_factory=dict)
     timings_ms: dict[str, float] = Field(default_factory=dict)

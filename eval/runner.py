@@ -2,7 +2,8 @@
 
 Each run indexes the dataset's documents into a fresh temporary RAGCHAT_HOME, so an evaluation never
 touches the user's own documents and every run starts from the same index. Questions are asked with
-`RagService.ask` exactly as the CLI and the app ask them; questions sharing a conversation id run in
+a ragchat Session's `ask`, exactly as the CLI and the app ask them (the caller hands in
+`open_subject`, so eval depends on no layer above it); questions sharing a conversation id run in
 one session, so follow-ups are rewritten with their history.
 """
 
@@ -15,10 +16,12 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from pydantic import ValidationError
 
+from core.schemas import Answer, Chunk, IngestResult, ModelInfo
+from core.settings import Settings
 from eval import metrics
 from eval.dataset import EvalDataset, EvalQuestion
 from eval.ragas_metrics import JUDGED_METRICS, NON_LLM_METRICS, RagasScorer
@@ -32,12 +35,38 @@ from eval.results import (
     QuestionResult,
     TargetCheck,
 )
-from rag.llm.base import LLM
-from rag.llm.factory import build_llm
-from rag.llm.openai_compat import OpenAICompatLLM
-from ragchat.schemas import Answer, Chunk
-from ragchat.service import RagService
-from ragchat.settings import Settings
+from providers.embedder import Embedder
+from providers.llm.base import LLM
+from providers.llm.factory import build_llm
+from providers.llm.openai_compat import OpenAICompatLLM
+from rag.pipeline import AskOptions
+
+
+class SubjectModels(Protocol):
+    """The models of the system under test (ragchat.application.App provides them)."""
+
+    embedder: Embedder
+
+    def llm(self) -> LLM: ...
+
+
+class EvalSubject(Protocol):
+    """The system under test (ragchat.session.Session provides it)."""
+
+    settings: Settings
+    app: SubjectModels
+
+    def ingest_paths(self, paths: list[Path]) -> list[IngestResult]: ...
+
+    def indexed_chunks(self) -> list[Chunk]: ...
+
+    def ask(self, question: str, options: AskOptions | None = None) -> Answer: ...
+
+    def models(self) -> ModelInfo: ...
+
+
+OpenSubject = Callable[[Settings, LLM | None], EvalSubject]
+"""Settings (with a temporary home) and an optional loaded model to share → a fresh subject."""
 
 Progress = Callable[[int, int, str], None]
 """(questions done, questions in all, what runs now)"""
@@ -69,11 +98,11 @@ RECORDED_SETTINGS = (
     "llm_max_tokens",
     "llm_temperature",
     "top_k",
-    "candidates",
+    "retrieval_candidates",
     "bm25_weight",
     "fusion",
     "reranker_model",
-    "min_relevance",
+    "refusal_threshold",
     "context_tokens",
     "chunk_size",
     "chunk_overlap",
@@ -87,6 +116,7 @@ class EvalError(RuntimeError):
 def run_eval(
     dataset: EvalDataset,
     settings: Settings,
+    open_subject: OpenSubject,
     *,
     llm: LLM | None = None,
     progress: Progress | None = None,
@@ -101,7 +131,7 @@ def run_eval(
     started_at = datetime.now(UTC)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="ragchat-eval-") as home:
-        service = RagService(settings.model_copy(update={"home": Path(home)}), llm=llm)
+        service = open_subject(settings.model_copy(update={"home": Path(home)}), llm)
         try:
             return _run(dataset, service, report, ragas, label, started_at, started)
         finally:
@@ -111,7 +141,7 @@ def run_eval(
 
 def _run(
     dataset: EvalDataset,
-    service: RagService,
+    service: EvalSubject,
     report: Progress,
     ragas: bool,
     label: str,
@@ -124,12 +154,12 @@ def _run(
     failed = [r for r in service.ingest_paths(list(dataset.documents)) if r.status == "failed"]
     if failed:
         raise EvalError("could not index " + "; ".join(f"{r.source}: {r.error}" for r in failed))
-    chunks = [chunk for batch in service.store.iter_chunks() for chunk in batch]
+    chunks = service.indexed_chunks()
     warnings = _gold_warnings(dataset.questions, chunks)
 
     report(0, total, "loading the language model")
     mark = time.perf_counter()
-    service.llm()
+    service.app.llm()
     llm_load_ms = round((time.perf_counter() - mark) * 1000, 1)
     scorer, judge_label = _ragas_scorer(service) if ragas else (None, "not run (ragas turned off)")
 
@@ -138,7 +168,7 @@ def _run(
     for done, question in enumerate(dataset.questions):
         report(done, total, question.question)
         session = f"eval-{question.conversation}" if question.conversation else None
-        answer = service.ask(question.question, session_id=session)
+        answer = service.ask(question.question, AskOptions(session_id=session))
         models = answer.models
         results.append(score_question(question, answer, chunks, settings, scorer))
     report(total, total, "done")
@@ -165,13 +195,13 @@ def _run(
     return summarize(run, RagasStatus(scorer is not None, scorer is not None and scorer.judged, judge_label))
 
 
-def _ragas_scorer(service: RagService) -> tuple[RagasScorer, str]:
+def _ragas_scorer(service: EvalSubject) -> tuple[RagasScorer, str]:
     from eval.judge import EmbedderForRagas, PortJudge
 
     settings = service.settings
     judge_llm: LLM | None = None
     if settings.eval_judge == "self":
-        judge_llm = service.llm()
+        judge_llm = service.app.llm()
     elif settings.eval_judge == "openai":
         if not settings.eval_judge_model:
             raise EvalError("RAGCHAT_EVAL_JUDGE=openai needs RAGCHAT_EVAL_JUDGE_MODEL (the served model's name)")
@@ -183,7 +213,7 @@ def _ragas_scorer(service: RagService) -> tuple[RagasScorer, str]:
         )
     judge = PortJudge(judge_llm, settings.eval_judge_timeout_s, settings.eval_judge_max_tokens) if judge_llm else None
     label = judge_llm.label if judge_llm else "none (RAGCHAT_EVAL_JUDGE=self or openai turns on the judged metrics)"
-    return RagasScorer(EmbedderForRagas(service.embedder), judge), label
+    return RagasScorer(EmbedderForRagas(service.app.embedder), judge), label
 
 
 def _gold_warnings(questions: Sequence[EvalQuestion], chunks: Sequence[Chunk]) -> list[str]:
@@ -207,7 +237,7 @@ def score_question(
     scorer: RagasScorer | None = None,
 ) -> QuestionResult:
     """Our metrics (and RAGAS's, given a scorer) for one answered question."""
-    ranked = [hit.chunk for hit in answer.hits]
+    ranked = [hit.chunk for hit in answer.candidates]
     top_k = ranked[: settings.top_k]
     by_id = {chunk.chunk_id: chunk for chunk in ranked}
     cited = list({c.chunk_id: by_id[c.chunk_id] for c in answer.citations if c.chunk_id in by_id}.values())
@@ -230,7 +260,6 @@ def score_question(
     }
     ragas_scores: dict[str, MetricValue] = {}
     if scorer is not None:
-        relevant = [h for h in answer.hits[: settings.top_k] if (h.scores.dense or 0.0) >= settings.min_relevance]
         ragas_scores = scorer.score(
             question=question.question,
             response=metrics.strip_markers(answer.answer),
@@ -239,7 +268,7 @@ def score_question(
             references=references,
             retrieved_contexts=[c.text for c in top_k],
             reference_contexts=[c.text for c in chunks if metrics.is_relevant(c, question.gold)],
-            given_contexts=[h.chunk.text for h in relevant],
+            given_contexts=[h.chunk.text for h in answer.given.hits],
         )
     return QuestionResult(
         id=question.id,
@@ -264,6 +293,7 @@ def score_question(
             for c in answer.citations
         ],
         retrieved=[f"{c.source} p.{c.page}" if c.page else c.source for c in top_k],
+        given=[hit.chunk.chunk_id for hit in answer.given.hits],
         scores=scores,
         ragas=ragas_scores,
         timings_ms=answer.timings_ms,
@@ -351,6 +381,7 @@ def run_comparison(
     dataset: EvalDataset,
     settings: Settings,
     overrides: dict[str, str],
+    open_subject: OpenSubject,
     *,
     progress: Progress | None = None,
     ragas: bool = True,
@@ -359,8 +390,10 @@ def run_comparison(
     models never sit in memory together); the answering model is loaded once when both share it."""
     variant_settings = apply_overrides(settings, overrides)
     shared = build_llm(settings) if _same_llm(settings, variant_settings) else None
-    base = run_eval(dataset, settings, llm=shared, progress=progress, ragas=ragas, label="base")
-    variant = run_eval(dataset, variant_settings, llm=shared, progress=progress, ragas=ragas, label=_label(overrides))
+    base = run_eval(dataset, settings, open_subject, llm=shared, progress=progress, ragas=ragas, label="base")
+    variant = run_eval(
+        dataset, variant_settings, open_subject, llm=shared, progress=progress, ragas=ragas, label=_label(overrides)
+    )
     return compare(base, variant, overrides)
 
 
@@ -378,7 +411,7 @@ def apply_overrides(settings: Settings, overrides: dict[str, str]) -> Settings:
     for key, value in overrides.items():
         name = key.lower().removeprefix("ragchat_")
         if name not in fields:
-            raise EvalError(f"unknown setting {key!r} (see ragchat/settings.py)")
+            raise EvalError(f"unknown setting {key!r} (see core/settings.py)")
         updates[name] = value
     try:
         return Settings.model_validate({**settings.model_dump(), **updates})

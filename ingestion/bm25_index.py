@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 from scipy import sparse
 
-from rag.bm25_tokenizer import tokenize
+from core.text import tokenize
 
 MAX_SEGMENTS = 8
 FORMAT_VERSION = 1

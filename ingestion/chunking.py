@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ragchat.schemas import Chunk, ChunkKind, Document, FileType, Page
+from core.schemas import Chunk, ChunkKind, Document, FileType, Page
 
 # Bumped when the rules change what chunks a document gets; recorded in the index manifest.
 CHUNKER_VERSION = 2

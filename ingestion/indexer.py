@@ -26,6 +26,18 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
+from core.schemas import (
+    Chunk,
+    DocumentRecord,
+    IndexManifest,
+    IngestProgress,
+    IngestResult,
+    Page,
+    Redaction,
+    doc_id_for,
+)
+from core.settings import Settings
+from ingestion.bm25_index import BM25Index
 from ingestion.chunking import CHUNKER_VERSION, ChunkSource, chunk_page
 from ingestion.errors import IndexOutOfDate, IngestCancelled
 from ingestion.ocr import INSTALL_HINT, Tesseract
@@ -40,20 +52,8 @@ from ingestion.parsers import (
 )
 from ingestion.redaction import Redactor
 from ingestion.registry import Registry, now
-from rag.bm25_index import BM25Index
-from rag.chroma_server import VectorStoreUnavailable
-from rag.vector_store import ChromaStore
-from ragchat.schemas import (
-    Chunk,
-    DocumentRecord,
-    IndexManifest,
-    IngestProgress,
-    IngestResult,
-    Page,
-    Redaction,
-    doc_id_for,
-)
-from ragchat.settings import Settings
+from providers.chroma_server import VectorStoreUnavailable
+from providers.vector_store import ChromaStore
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +61,7 @@ Progress = Callable[[IngestProgress], None]
 QUEUE_PAGES = 16
 
 
-def _no_progress(update: IngestProgress) -> None:
+def no_progress(update: IngestProgress) -> None:
     del update
 
 
@@ -187,7 +187,7 @@ class Indexer:
         self,
         name: str,
         data: bytes,
-        progress: Progress = _no_progress,
+        progress: Progress = no_progress,
         password: str | None = None,
         redact: bool | None = None,
         cancel: threading.Event | None = None,
@@ -397,7 +397,7 @@ class Indexer:
         self._registry.abandon(doc_id, version)
         return True
 
-    def rebuild(self, progress: Progress = _no_progress) -> list[IngestResult]:
+    def rebuild(self, progress: Progress = no_progress) -> list[IngestResult]:
         """Re-chunk and re-embed every document from its stored page texts with the current
         settings, then record them in the manifest. Until it finishes, search says the index is
         incomplete; a rerun starts over. Documents indexed before page texts were stored cannot be

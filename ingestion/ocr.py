@@ -13,7 +13,7 @@ import shutil
 import subprocess
 from typing import Any
 
-from ragchat.settings import Settings
+from core.settings import Settings
 
 INSTALL_HINT = "install Tesseract to read scanned pages (Debian/Ubuntu: apt-get install tesseract-ocr)"
 

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
+from core.schemas import Document, FileType, Page
 from ingestion.ocr import INSTALL_HINT, OcrError, Tesseract
-from ragchat.schemas import Document, FileType, Page
 
 log = logging.getLogger(__name__)
 

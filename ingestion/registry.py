@@ -24,8 +24,8 @@ from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ragchat.schemas import DocumentRecord, IndexManifest, IngestNotes, Page, Redaction
-from ragchat.sqlite_db import SQLiteTables
+from core.schemas import DocumentRecord, IndexManifest, IngestNotes, Page, Redaction
+from core.sqlite_db import SQLiteTables
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (

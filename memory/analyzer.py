@@ -16,11 +16,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from core.schemas import MemoryDecision
 from memory.dedup import significant_terms
 from memory.prefilter import Statement
 from memory.third_person import third_person
-from rag.llm.base import LLM, ChatMessage, LLMError
-from ragchat.schemas import MemoryDecision
+from providers.llm.base import LLM, ChatMessage, LLMError
 
 MAX_NEW_TERMS = 1  # e.g. "their" for "our"; more means the model made something up
 # First-person words the summary rightly leaves out ("my manager" → "User's manager").

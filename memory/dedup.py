@@ -18,9 +18,8 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel
 
-from rag.bm25_tokenizer import tokenize
+from core.text import tokenize
 
-RELATED_SIMILARITY = 0.75
 _LIGHT_TERMS = {
     "user", "user's", "compani", "company'", "company's", "work", "everi", "now", "current", "still", "also", "their",
     "just",
@@ -83,7 +82,10 @@ def _different_slots(new: str, old: str) -> bool:
     return bool(new_slot and old_slot and old_slot not in slots_replaced_by(new))
 
 
-def compare(new: str, existing: Sequence[str], embed: Callable[[list[str]], list[list[float]]]) -> DedupResult:
+def compare(
+    new: str, existing: Sequence[str], embed: Callable[[list[str]], list[list[float]]], related_similarity: float
+) -> DedupResult:
+    """`related_similarity`: the cosine from which a new fact is a restatement or an update of an entry."""
     if not existing:
         return DedupResult(action="add")
     wanted = normalize(new)
@@ -96,7 +98,7 @@ def compare(new: str, existing: Sequence[str], embed: Callable[[list[str]], list
     order = np.argsort(-similarities)
     best = existing[int(order[0])]
     best_similarity = float(similarities[order[0]])
-    if best_similarity >= RELATED_SIMILARITY:
+    if best_similarity >= related_similarity:
         if significant_terms(new) <= significant_terms(best):
             return DedupResult(action="duplicate", match=best, similarity=best_similarity)
         if not _different_slots(new, best):

@@ -18,13 +18,13 @@ from typing import Literal, TypedDict
 
 from langgraph.graph import END, START, StateGraph
 
+from core.schemas import MemoryOutcome, MemorySkip, MemoryWrite
+from core.secrets import find_secret
 from memory.analyzer import Rejected, analyze, checked_summary
 from memory.dedup import compare
 from memory.markdown_store import MemoryFile
 from memory.prefilter import Statement, screen
-from memory.secrets import find_secret
-from rag.llm.base import LLM
-from ragchat.schemas import MemoryOutcome, MemorySkip, MemoryWrite
+from providers.llm.base import LLM
 
 Target = Literal["USER", "COMPANY"]
 
@@ -51,11 +51,13 @@ class MemoryGraph:
         embed: Callable[[list[str]], list[list[float]]],
         files: dict[str, MemoryFile],
         min_confidence: float,
+        related_similarity: float,
     ) -> None:
         self._llm_factory = llm_factory
         self._embed = embed
         self._files = files
         self._min_confidence = min_confidence
+        self._related_similarity = related_similarity
         graph = StateGraph(MemoryState)
         graph.add_node("screen", self._screen)
         graph.add_node("analyze", self._analyze)
@@ -104,7 +106,7 @@ class MemoryGraph:
         known: dict[str, list[str]] = {target: file.entries() for target, file in self._files.items()}
         for candidate in state["candidates"]:
             target = candidate["statement"].target
-            result = compare(candidate["summary"], known[target], self._embed)
+            result = compare(candidate["summary"], known[target], self._embed, self._related_similarity)
             if result.action == "duplicate":
                 reason = f"already remembered: {result.match}"
                 skipped.append(MemorySkip(text=candidate["statement"].text, reason=reason))

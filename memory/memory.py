@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from core.schemas import MemoryEvent, MemoryFacts, MemoryOutcome
+from core.text import estimate_tokens
 from memory.markdown_store import MemoryFile
 from memory.memory_log import MemoryLog
 from memory.prefilter import screen
-from rag.context_budget import estimate_tokens
-from rag.llm.base import LLM
-from ragchat.schemas import MemoryEvent, MemoryFacts, MemoryOutcome
+from providers.llm.base import LLM
 
 if TYPE_CHECKING:
     from memory.graph import MemoryGraph
@@ -32,6 +32,7 @@ class Memory:
         embed: Embed,
         min_confidence: float,
         context_tokens: int,
+        related_similarity: float,
     ) -> None:
         self.files = files
         self._log = log
@@ -39,13 +40,14 @@ class Memory:
         self._embed = embed
         self._min_confidence = min_confidence
         self._context_tokens = context_tokens
+        self._related_similarity = related_similarity
         self._vectors: dict[str, np.ndarray] = {}  # entry text → unit vector (entries change rarely)
 
     @cached_property
     def _graph(self) -> MemoryGraph:
         from memory.graph import MemoryGraph  # LangGraph takes ~1.5 s to import: only when a fact is stated
 
-        return MemoryGraph(self._llm_factory, self._embed, self.files, self._min_confidence)
+        return MemoryGraph(self._llm_factory, self._embed, self.files, self._min_confidence, self._related_similarity)
 
     def facts(self) -> MemoryFacts:
         return MemoryFacts(user=self.files["USER"].entries(), company=self.files["COMPANY"].entries())

@@ -1,6 +1,6 @@
 """Every memory write, logged in the SQLite file of RAGCHAT_HOME, so the app and `ragchat memory`
 can show what the last turn wrote (target, summary, confidence) after a restart. Like everything in
-that file, the text is masked before it is written (rag/masking.py): the Markdown memory files are
+that file, the text is masked before it is written (core/masking.py): the Markdown memory files are
 the record of what was remembered; this log only says what changed. Each row names its user ('' for
 the default user), and a log shows only its own user's writes."""
 
@@ -11,9 +11,9 @@ from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
 
-from rag.masking import mask_data
-from ragchat.schemas import MemoryEvent, MemoryWrite
-from ragchat.sqlite_db import SQLiteTables
+from core.masking import mask_data
+from core.schemas import MemoryEvent, MemoryWrite
+from core.sqlite_db import SQLiteTables
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS memory_events (

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ragchat.settings import Settings
+from core.settings import Settings
 
 if TYPE_CHECKING:
     import httpx

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from rag.packaged_models import PACKAGED_EMBEDDER_NAME, ensure_embedder_folder
-from ragchat.settings import Settings
+from core.settings import Settings
+from providers.packaged_models import PACKAGED_EMBEDDER_NAME, ensure_embedder_folder
 
 
 class Embedder:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import logging
 
-from ragchat.schemas import Hit
-from ragchat.settings import Settings
+from core.schemas import Hit
+from core.settings import Settings
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
 
-from rag.chroma_server import (
+from core.schemas import Chunk
+from core.settings import Settings
+from providers.chroma_server import (
     auth_headers,
     check_status,
     collection_gone,
@@ -22,8 +24,6 @@ from rag.chroma_server import (
     timeout,
     unreachable,
 )
-from ragchat.schemas import Chunk
-from ragchat.settings import Settings
 
 log = logging.getLogger(__name__)
 

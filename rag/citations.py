@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import re
 
-from ragchat.schemas import Citation, Hit
-from ragchat.settings import REFUSAL_TEXT
+from pydantic import BaseModel
+
+from core.schemas import Citation, Hit
+from core.settings import REFUSAL_TEXT, Settings
 
 _MARKER = re.compile(r"\[\s*(\d+(?:\s*[,;]\s*\d+)*)\s*\]")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -24,13 +26,9 @@ _STOPWORDS = frozenset(
     "a an and are as at be by for from has have in is it its of on or that the this to was were "
     "what when where which who with does did do how much many".split()
 )
-SUPPORT_MIN_OVERLAP = 0.5
-# A marker is moved when its source lacks the claim's figures that another source has, or when
-# another source covers this much more of the claim's words (and at least CORRECT_MIN_COVERAGE).
-CORRECT_MARGIN = 0.3
-CORRECT_MIN_COVERAGE = 0.6
+# A marker is moved when its source lacks the claim's figures that another source has, or when another
+# source covers more of the claim's words by CitationRules.correction_margin (and at least correction_min_coverage).
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-SNIPPET_MAX_CHARS = 320
 
 
 def content_words(text: str) -> set[str]:
@@ -75,12 +73,12 @@ def is_refusal(text: str) -> bool:
     return bool(_REFUSAL_OPENINGS.match(normal)) and not _MARKER.search(text)
 
 
-def best_snippet(chunk_text: str, claim: str) -> str:
+def best_snippet(chunk_text: str, claim: str, max_chars: int) -> str:
     """The sentence (or table row) of the chunk that shares the most words with the claim."""
     claim_words = content_words(claim)
     candidates = split_sentences(chunk_text) or [chunk_text]
     best = max(candidates, key=lambda s: len(content_words(s) & claim_words))
-    return best if len(best) <= SNIPPET_MAX_CHARS else best[: SNIPPET_MAX_CHARS - 1] + "…"
+    return best if len(best) <= max_chars else best[: max_chars - 1] + "…"
 
 
 def _marker_numbers(group: str) -> list[int]:
@@ -97,7 +95,25 @@ def strip_markers(text: str) -> str:
     return re.sub(r"\s+([.,;:!?])", r"\1", " ".join(_MARKER.sub("", text).split()))
 
 
-def resolve_citations(answer: str, hits: list[Hit]) -> tuple[str, list[Citation]]:
+class CitationRules(BaseModel):
+    """How markers are checked and moved, and how long a snippet is (settings: citation_*)."""
+
+    attribution_min_term_share: float
+    correction_margin: float
+    correction_min_coverage: float
+    snippet_chars: int
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> CitationRules:
+        return cls(
+            attribution_min_term_share=settings.citation_attribution_min_term_share,
+            correction_margin=settings.citation_correction_margin,
+            correction_min_coverage=settings.citation_correction_min_coverage,
+            snippet_chars=settings.citation_snippet_chars,
+        )
+
+
+def resolve_citations(answer: str, hits: list[Hit], rules: CitationRules) -> tuple[str, list[Citation]]:
     """Validate markers against the hits given to the model; return cleaned text and citations."""
     valid = range(1, len(hits) + 1)
 
@@ -106,7 +122,7 @@ def resolve_citations(answer: str, hits: list[Hit]) -> tuple[str, list[Citation]
         return "".join(f"[{n}]" for n in numbers)
 
     cleaned = re.sub(r"[ \t]+([.,;:])", r"\1", _MARKER.sub(keep_valid, answer)).strip()
-    cleaned, corrected = _correct_markers(cleaned, hits)
+    cleaned, corrected = _correct_markers(cleaned, hits, rules)
     citations: list[Citation] = []
     seen: set[int] = set()
     for sentence in split_sentences(cleaned):
@@ -115,13 +131,13 @@ def resolve_citations(answer: str, hits: list[Hit]) -> tuple[str, list[Citation]
             for number in _marker_numbers(match.group(1)):
                 if number not in seen:
                     seen.add(number)
-                    citation = _citation(number, hits[number - 1], claim, "marker")
+                    citation = _citation(number, hits[number - 1], claim, "marker", rules)
                     if number in corrected:
                         citation = citation.model_copy(update={"method": "corrected", "cited_as": corrected[number]})
                     citations.append(citation)
     if citations or not hits:
         return cleaned, citations
-    return _attribute_by_support(cleaned, hits)
+    return _attribute_by_support(cleaned, hits, rules)
 
 
 def citation_note(citation: Citation) -> str | None:
@@ -133,7 +149,7 @@ def citation_note(citation: Citation) -> str | None:
     return None
 
 
-def _correct_markers(text: str, hits: list[Hit]) -> tuple[str, dict[int, int]]:
+def _correct_markers(text: str, hits: list[Hit], rules: CitationRules) -> tuple[str, dict[int, int]]:
     """Move each marker whose source does not hold its claim to the given source that does.
 
     A marker's claim is the text since the previous marker (a marker right after another shares its
@@ -149,7 +165,7 @@ def _correct_markers(text: str, hits: list[Hit]) -> tuple[str, dict[int, int]]:
             claim = between
         numbers = []
         for number in _marker_numbers(match.group(1)):
-            better = _better_source(claim, number, hits)
+            better = _better_source(claim, number, hits, rules)
             written.add(number)
             if better != number:
                 corrected.setdefault(better, number)
@@ -165,7 +181,7 @@ def _numbers(text: str) -> set[str]:
     return {n.replace(",", "") for n in _NUMBER.findall(text)}
 
 
-def _better_source(claim: str, number: int, hits: list[Hit]) -> int:
+def _better_source(claim: str, number: int, hits: list[Hit], rules: CitationRules) -> int:
     words = content_words(claim)
     if len(words) < 2:
         return number
@@ -179,24 +195,24 @@ def _better_source(claim: str, number: int, hits: list[Hit]) -> int:
             return max(holders, key=coverage.__getitem__) + 1
         return number
     best = max(range(len(hits)), key=coverage.__getitem__)
-    if coverage[best] >= CORRECT_MIN_COVERAGE and coverage[best] - coverage[cited] >= CORRECT_MARGIN:
+    if coverage[best] >= rules.correction_min_coverage and coverage[best] - coverage[cited] >= rules.correction_margin:
         return best + 1
     return number
 
 
-def _attribute_by_support(answer: str, hits: list[Hit]) -> tuple[str, list[Citation]]:
+def _attribute_by_support(answer: str, hits: list[Hit], rules: CitationRules) -> tuple[str, list[Citation]]:
     answer_words = content_words(answer)
     if not answer_words:
         return answer, []
     coverage = [len(answer_words & content_words(hit.chunk.text)) / len(answer_words) for hit in hits]
     best = max(range(len(hits)), key=coverage.__getitem__)
-    if coverage[best] < SUPPORT_MIN_OVERLAP:
+    if coverage[best] < rules.attribution_min_term_share:
         return answer, []
     number = best + 1
-    return f"{answer} [{number}]", [_citation(number, hits[best], answer, "support")]
+    return f"{answer} [{number}]", [_citation(number, hits[best], answer, "support", rules)]
 
 
-def _citation(number: int, hit: Hit, claim: str, method: str) -> Citation:
+def _citation(number: int, hit: Hit, claim: str, method: str, rules: CitationRules) -> Citation:
     chunk = hit.chunk
     return Citation(
         marker=number,
@@ -204,6 +220,6 @@ def _citation(number: int, hit: Hit, claim: str, method: str) -> Citation:
         page=chunk.page,
         chunk_id=chunk.chunk_id,
         locator=chunk.locator,
-        snippet=best_snippet(chunk.text, claim),
+        snippet=best_snippet(chunk.text, claim, rules.snippet_chars),
         method=method,  # type: ignore[arg-type]
     )

@@ -4,9 +4,9 @@ is the app's download and `ragchat history export`."""
 
 from __future__ import annotations
 
+from core.schemas import Answer
 from rag.citations import citation_note
 from rag.conversations import SessionSummary
-from ragchat.schemas import Answer
 
 LOW_CONFIDENCE_NOTE = "Low confidence: the cited sources support only part of this answer."
 

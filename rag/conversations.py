@@ -3,7 +3,7 @@ the app continue where they left off after a restart, and an old conversation re
 sources, retrieval details, support checks and notices.
 
 What is stored: each turn's Answer and its retrieval candidates, with every text field masked
-(rag/masking.py: emails, phone numbers, card numbers, IP addresses, secrets such as "my password is
+(core/masking.py: emails, phone numbers, card numbers, IP addresses, secrets such as "my password is
 …") before it is written. A reopened or exported conversation shows the placeholders ([EMAIL],
 [SECRET], …); the live chat showed the text as typed. Session ids are identifiers and kept as given.
 
@@ -22,9 +22,9 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from rag.masking import mask, mask_data
-from ragchat.schemas import Answer, Hit
-from ragchat.sqlite_db import SQLiteTables
+from core.masking import mask, mask_data
+from core.schemas import Answer, Hit
+from core.sqlite_db import SQLiteTables
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS turns (
@@ -87,7 +87,7 @@ class ConversationStore(SQLiteTables):
     def history(self, session_id: str, last: int | None = None, with_candidates: bool = False) -> list[Answer]:
         """The session's answers (each holds its question and search query), oldest first; only the
         last `last` when given. `with_candidates` also loads each turn's retrieval candidates into
-        `Answer.hits` (for reopening a conversation in the app)."""
+        `Answer.candidates` (for reopening a conversation in the app)."""
         column = "candidates_json" if with_candidates else "'[]'"
         with closing(self._connect()) as conn:
             rows = conn.execute(
@@ -99,7 +99,7 @@ class ConversationStore(SQLiteTables):
         for answer_json, candidates_json in reversed(rows):
             answer = Answer.model_validate_json(answer_json)
             hits = [Hit.model_validate(h) for h in json.loads(candidates_json)]
-            answers.append(answer.model_copy(update={"hits": hits}) if hits else answer)
+            answers.append(answer.model_copy(update={"candidates": hits}) if hits else answer)
         return answers
 
     def append(self, session_id: str, answer: Answer) -> None:
@@ -172,4 +172,4 @@ def _masked_json(answer: Answer) -> str:
 
 
 def _masked_candidates(answer: Answer) -> str:
-    return json.dumps(mask_data([h.model_dump(mode="json") for h in answer.hits], _KEEP), ensure_ascii=False)
+    return json.dumps(mask_data([h.model_dump(mode="json") for h in answer.candidates], _KEEP), ensure_ascii=False)

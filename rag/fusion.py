@@ -4,7 +4,8 @@ Two rules, both exact at the ends (w = 0 is dense-only, w = 1 is BM25-only, noth
 - "convex" (default): w · minmax(bm25) + (1 - w) · minmax(cosine) over each retriever's candidates; a
   chunk missing from one list counts 0 there. It keeps how far apart the scores are, which ranks throw
   away, and measured best (bench/retrieval.py; ARCHITECTURE.md has the table).
-- "rrf", weighted reciprocal-rank fusion: score = w / (60 + rank_bm25) + (1 - w) / (60 + rank_dense).
+- "rrf", weighted reciprocal-rank fusion: score = w / (k + rank_bm25) + (1 - w) / (k + rank_dense),
+  k = RAGCHAT_RRF_K (60).
   It uses ranks only, so it is immune to score scales but blind to a clear winner.
 """
 
@@ -13,10 +14,11 @@ from __future__ import annotations
 from typing import Literal
 
 FusionRule = Literal["rrf", "convex"]
-RRF_K = 60
 
 
-def fuse(bm25: dict[str, float], dense: dict[str, float], bm25_weight: float, rule: FusionRule) -> dict[str, float]:
+def fuse(
+    bm25: dict[str, float], dense: dict[str, float], bm25_weight: float, rule: FusionRule, rrf_k: int = 60
+) -> dict[str, float]:
     """Fused score per chunk id, from each retriever's {chunk_id: score}. Only chunks found by a
     retriever with a non-zero weight are scored."""
     if not 0.0 <= bm25_weight <= 1.0:
@@ -26,7 +28,7 @@ def fuse(bm25: dict[str, float], dense: dict[str, float], bm25_weight: float, ru
     for scores, weight in lists:
         if weight == 0.0:
             continue
-        for chunk_id, value in _rank_scores(scores).items() if rule == "rrf" else _minmax(scores).items():
+        for chunk_id, value in _rank_scores(scores, rrf_k).items() if rule == "rrf" else _minmax(scores).items():
             fused[chunk_id] = fused.get(chunk_id, 0.0) + weight * value
     return fused
 
@@ -37,8 +39,8 @@ def ranks(scores: dict[str, float]) -> dict[str, int]:
     return {cid: rank for rank, cid in enumerate(ordered, start=1)}
 
 
-def _rank_scores(scores: dict[str, float]) -> dict[str, float]:
-    return {cid: 1.0 / (RRF_K + rank) for cid, rank in ranks(scores).items()}
+def _rank_scores(scores: dict[str, float], rrf_k: int) -> dict[str, float]:
+    return {cid: 1.0 / (rrf_k + rank) for cid, rank in ranks(scores).items()}
 
 
 def _minmax(scores: dict[str, float]) -> dict[str, float]:

@@ -21,8 +21,8 @@ import math
 import re
 import unicodedata
 
+from core.schemas import GuardrailOutcome
 from rag.rate_limit import RateLimiter
-from ragchat.schemas import GuardrailOutcome
 
 INJECTION_MESSAGE = (
     "I can't change or reveal my instructions, so I won't act on that request. "

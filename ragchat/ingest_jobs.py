@@ -15,16 +15,14 @@ import queue
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, Field
 
-from rag.chroma_server import VectorStoreUnavailable
-from ragchat.schemas import IngestProgress, IngestResult
-
-if TYPE_CHECKING:
-    from ragchat.document_index import DocumentIndex
+from core.schemas import IngestProgress, IngestResult
+from providers.chroma_server import VectorStoreUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -60,8 +58,24 @@ class _Job:
     cancel: threading.Event = field(default_factory=threading.Event)
 
 
+class IngestTarget(Protocol):
+    """What the jobs write to (ragchat.document_index.DocumentIndex)."""
+
+    def ingest_bytes(
+        self,
+        name: str,
+        data: bytes,
+        progress: Callable[[IngestProgress], None],
+        password: str | None = None,
+        redact: bool | None = None,
+        cancel: threading.Event | None = None,
+    ) -> IngestResult: ...
+
+    def reindex(self, progress: Callable[[IngestProgress], None]) -> list[IngestResult]: ...
+
+
 class IngestJobs:
-    def __init__(self, index: DocumentIndex) -> None:
+    def __init__(self, index: IngestTarget) -> None:
         self._index = index
         self._jobs: dict[str, _Job] = {}
         self._lock = threading.Lock()

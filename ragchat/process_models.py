@@ -13,16 +13,14 @@ import time
 from functools import cached_property
 from pathlib import Path
 
-from rag.embedder import Embedder
-from rag.llm.base import LLM
-from rag.llm.factory import build_llm, resolve_llm
-from rag.llm.ollama_provider import ollama_models
-from rag.packaged_models import PACKAGED_GGUFS, gguf_installed
-from rag.reranker import Reranker, load_reranker
-from ragchat.schemas import LLMChoice, LLMOption, LLMState, LLMStatus
-from ragchat.settings import Settings
-
-OLLAMA_LIST_TTL_S = 30.0  # how long the app reuses Ollama's model list (it is asked on every rerun)
+from core.schemas import LLMChoice, LLMOption, LLMState, LLMStatus
+from core.settings import Settings
+from providers.embedder import Embedder
+from providers.llm.base import LLM
+from providers.llm.factory import build_llm, resolve_llm
+from providers.llm.ollama_provider import ollama_models
+from providers.packaged_models import PACKAGED_GGUFS, gguf_installed
+from providers.reranker import Reranker, load_reranker
 
 
 class ProcessModels:
@@ -117,7 +115,7 @@ class ProcessModels:
 
     def _ollama_models(self) -> list[str]:
         listed_at, tags = self._ollama_listed
-        if time.monotonic() - listed_at > OLLAMA_LIST_TTL_S:
+        if time.monotonic() - listed_at > self.settings.ollama_list_ttl_s:
             tags = ollama_models(self.settings.ollama_host)
             self._ollama_listed = (time.monotonic(), tags)
         return tags

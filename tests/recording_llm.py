@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from rag.llm.base import LLM, ChatMessage, QueueListener
+from providers.llm.base import LLM, ChatMessage, QueueListener
 
 
 class RecordingLLM(LLM):

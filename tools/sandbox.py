@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ragchat.settings import PROJECT_ROOT
+from core.settings import PROJECT_ROOT
 
 MEMORY_EXIT = 86
 STDERR_TAIL_BYTES = 64 * 1024

@@ -19,7 +19,7 @@ from datetime import date
 
 from pydantic import ValidationError
 
-from ragchat.settings import Settings
+from core.settings import Settings
 from tools.openmeteo_client import HourlyResponse, OpenMeteoClient, OpenMeteoError
 from tools.place_resolution import resolve_place
 from tools.sandbox import SandboxError, SandboxLimits, run_module

@@ -12,12 +12,17 @@ that used only given figures.
 
 from __future__ import annotations
 
+import logging
 import re
+import time
+from collections.abc import Callable
 
-from rag.llm.base import ChatMessage
+from providers.llm.base import LLM, ChatMessage
 from tools.weather_models import Extreme, WeatherAnalysis
 
 NUMBER = re.compile(r"-?\d+(?:[.,]\d+)?")
+
+log = logging.getLogger(__name__)
 
 SYSTEM_PROMPT = (
     "You explain weather data to a person who is not a meteorologist. Write at most 3 short, plain sentences "
@@ -25,6 +30,32 @@ SYSTEM_PROMPT = (
     "exactly with their units. Never calculate, round or invent numbers. Mention missing data if the facts "
     "report any."
 )
+
+
+def explain(analysis: WeatherAnalysis, llm: Callable[[], LLM], max_tokens: int) -> None:
+    """Add the LLM's plain-language explanation to `analysis`, with a note naming any figure it
+    invented. A failing model never loses the analysis: the note says why there is no explanation."""
+    started = time.perf_counter()
+    try:
+        model = llm()
+        text = whole_sentences(model.complete(explanation_messages(analysis), max_tokens, temperature=0.0))
+    except Exception as exc:
+        log.warning("weather explanation failed: %s", exc)
+        analysis.explanation_note = f"The explanation is unavailable: the language model failed ({exc})."
+        return
+    finally:
+        analysis.timings_ms["explain_ms"] = round((time.perf_counter() - started) * 1000, 1)
+    analysis.explanation_model = model.label
+    if not text:
+        analysis.explanation_note = "The explanation is unavailable: the language model returned nothing."
+        return
+    analysis.explanation = text
+    invented = unsupported_numbers(text, facts(analysis))
+    if invented:
+        analysis.explanation_note = (
+            f"The explanation mentions figures that are not in the computed analysis ({', '.join(invented)}); "
+            "rely on the table and charts."
+        )
 
 
 def explanation_messages(analysis: WeatherAnalysis) -> list[ChatMessage]:

@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from ragchat.settings import check_openmeteo_url
+from core.settings import check_openmeteo_url
 
 MAX_FORECAST_DAYS = 16
 MAX_ARCHIVE_DAYS = 366

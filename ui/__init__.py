@@ -1,2 +1,2 @@
 """The Streamlit pages and panels; `app.py` composes them. Presentation only: every action goes
-through RagService."""
+through ragchat.session.Session."""

@@ -9,10 +9,10 @@ from typing import Any
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from rag.answerer import AnswerStream
+from core.schemas import Answer, DocumentRecord, GuardrailOutcome, Hit
 from rag.conversation_export import LOW_CONFIDENCE_NOTE
-from ragchat.schemas import Answer, DocumentRecord, GuardrailOutcome, Hit
-from ragchat.service import RagService
+from rag.pipeline import AskOptions
+from ragchat.session import Session, Turn
 from ui import ingest_panel
 from ui.citations import render_citation_chips
 from ui.common import calm_errors, calm_notice, duration, get_user_service, shorten
@@ -39,7 +39,7 @@ Message = dict[str, Any]
 # ----------------------------------------------------------------------------- sidebar
 
 
-def init_state(service: RagService) -> None:
+def init_state(service: Session) -> None:
     st.session_state.setdefault("messages", [])
     st.session_state.setdefault("session_id", service.conversations.new_session_id())
     # The rate limit's key: this browser session, which "New conversation" does not reset.
@@ -49,7 +49,7 @@ def init_state(service: RagService) -> None:
     ingest_panel.init_state(service)
 
 
-def render_documents(service: RagService, documents: list[DocumentRecord]) -> None:
+def render_documents(service: Session, documents: list[DocumentRecord]) -> None:
     st.subheader("Documents")
     if st.session_state.notice:
         st.info(st.session_state.notice)
@@ -71,7 +71,7 @@ def render_documents(service: RagService, documents: list[DocumentRecord]) -> No
         ingest_panel.render_document_notes(service, doc)
 
 
-def render_conversations(service: RagService) -> None:
+def render_conversations(service: Session) -> None:
     """Conversations are stored in SQLite; pick one to continue it, or start a new one.
 
     Both act in callbacks, before the page is drawn. The picker has a key and is set to the
@@ -113,7 +113,7 @@ def render_conversations(service: RagService) -> None:
         )
 
 
-def _open_picked(service: RagService) -> None:
+def _open_picked(service: Session) -> None:
     chosen = st.session_state.conversation_picker
     with calm_errors("Opening the conversation"):
         open_session(chosen, service.conversations.history(chosen, with_candidates=True))
@@ -135,7 +135,7 @@ def _assistant_message(answer: Answer) -> Message:
         "role": "assistant",
         "content": answer.answer,
         "answer": answer.model_dump(mode="json"),
-        "candidates": [h.model_dump(mode="json") for h in answer.hits],
+        "candidates": [h.model_dump(mode="json") for h in answer.candidates],
     }
 
 
@@ -256,19 +256,19 @@ def render_queue_notice(slot: DeltaGenerator, ahead: int) -> None:
     )
 
 
-def answer_question(service: RagService, question: str) -> Message:
+def answer_question(service: Session, question: str) -> Message:
     """Stream the answer, then swap in the checked text (invalid citation markers removed)."""
     with st.chat_message("assistant"):
         queue_slot = st.empty()
-        stream: AnswerStream | None = None
+        stream: Turn | None = None
         try:
-            stream = service.ask_stream(
-                question,
+            options = AskOptions(
                 session_id=st.session_state.session_id,
                 client_id=st.session_state.client_id,
                 on_queued=lambda ahead: render_queue_notice(queue_slot, ahead),
                 **retrieval_options(),
             )
+            stream = service.ask_stream(question, options)
             if stream.guardrail is not None:
                 render_guardrail(stream.guardrail)
                 return _assistant_message(stream.result())
@@ -291,13 +291,13 @@ def answer_question(service: RagService, question: str) -> Message:
         streamed_text = streamed if isinstance(streamed, str) else ""
         if answer.answer.strip() != streamed_text.strip():
             text_slot.markdown(answer.answer)
-        if service.wants_memory_pass(answer):
+        if stream.needs_memory:
             # After the answer is on screen, so remembering never delays it.
             with st.spinner("Checking for facts to remember…"):
-                answer = service.remember_turn(answer)
+                answer = stream.finish()
             if answer.memory_note:
                 st.info(answer.memory_note, icon=":material/neurology:")
-        render_answer_details(answer, answer.hits)
+        render_answer_details(answer, answer.candidates)
     return _assistant_message(answer)
 
 

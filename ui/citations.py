@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from core.schemas import Citation
 from rag.citations import citation_note
-from ragchat.schemas import Citation
 from ui.common import escape_markdown, shorten
 
 CHIP_ICON = ":material/description:"

@@ -1,4 +1,4 @@
-"""What every page shares: the one RagService per server process and the active user's view of it,
+"""What every page shares: the one App per server process and the active user's Session of it,
 calm error notices, formatting."""
 
 from __future__ import annotations
@@ -11,36 +11,37 @@ from contextlib import contextmanager
 
 import streamlit as st
 
-from ragchat.service import RagService
-from ragchat.settings import get_settings
+from core.settings import get_settings
+from ragchat.application import App
+from ragchat.session import Session
 
 log = logging.getLogger("ragchat.app")
 
 
 @st.cache_resource(show_spinner=False)
-def get_service() -> RagService:
-    """One service per server process: its models and index handles are shared by all sessions.
+def get_app() -> App:
+    """One App per server process: its models and index handles are shared by all sessions.
 
     The LLM starts loading in the background (seconds for a GGUF), so the first question does not
     wait for it; if loading fails, the first question reports why.
     """
-    service = RagService(get_settings())
-    threading.Thread(target=_preload_llm, args=(service,), name="llm-preload", daemon=True).start()
-    return service
+    app = App(get_settings())
+    threading.Thread(target=_preload_llm, args=(app,), name="llm-preload", daemon=True).start()
+    return app
 
 
 ACTIVE_USER = "user"  # session state: the canonical name of this session's user (None: the default user)
 
 
-def get_user_service() -> RagService:
-    """The service as this session's user sees it (ui/user_panel.py sets the user): their memory,
+def get_user_service() -> Session:
+    """The Session of this browser session's user (ui/user_panel.py sets the user): their memory,
     conversations and query log, on the process's shared models."""
-    return get_service().for_user(st.session_state.get(ACTIVE_USER))
+    return get_app().session(st.session_state.get(ACTIVE_USER))
 
 
-def _preload_llm(service: RagService) -> None:
+def _preload_llm(app: App) -> None:
     try:
-        service.llm()
+        app.llm()
     except Exception:
         log.exception("preloading the LLM failed; the first question will report it")
 

@@ -14,13 +14,14 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from core.settings import Settings
 from eval.dataset import STARTER_DATASET, DatasetError, EvalDataset, load_dataset
 from eval.ragas_metrics import JUDGED_METRICS, NON_LLM_METRICS
 from eval.report import RAGAS_DESCRIPTIONS, write_report
 from eval.results import EvalRun
 from eval.runner import METRICS, run_eval
-from ragchat.settings import Settings
-from ui.common import calm_errors, get_service, shorten
+from ragchat.application import open_session
+from ui.common import calm_errors, get_app, shorten
 
 STARTER = "Starter set (sample documents)"
 SQUAD = "SQuAD 2.0 · Normans"
@@ -37,7 +38,7 @@ def render() -> None:
         "of the dataset's documents (your documents are not touched), and scores retrieval, answers, "
         "citations, refusals and latency."
     )
-    service = get_service()
+    service = get_app()
     settings = service.settings
     st.session_state.setdefault("eval_result", None)
 
@@ -115,7 +116,14 @@ def _run(dataset: EvalDataset, settings: Settings, use_ragas: bool) -> None:
         bar.progress(done / total if total else 1.0, text=f"{done}/{total} · {shorten(what, 90)}")
 
     with calm_errors("The evaluation"):
-        run = run_eval(dataset, settings, llm=get_service().llm(), progress=progress, ragas=use_ragas)
+        run = run_eval(
+            dataset,
+            settings,
+            lambda s, llm: open_session(s, llm=llm),
+            llm=get_app().llm(),
+            progress=progress,
+            ragas=use_ragas,
+        )
         paths = write_report(run, settings.home / "eval_reports", "eval")
         st.session_state.eval_result = {
             "run": run.model_dump(mode="json"),

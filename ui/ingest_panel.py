@@ -1,7 +1,7 @@
 """The sidebar's ingestion parts: upload, live progress with Cancel, password prompts, the rebuild
 notice, and the notes and redaction report of each document.
 
-Ingests run as background jobs owned by the cached service (ingestion/jobs.py), not by the page: a
+Ingests run as background jobs owned by the cached service (ragchat/ingest_jobs.py), not by the page: a
 2,000-page PDF takes minutes and the chat must stay usable meanwhile. The page keeps only job ids in
 its session state; a fragment polls them every second while any is unfinished, and reruns the whole
 page once when one finishes, so the document list catches up.
@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ingestion.jobs import IngestJobView
-from ragchat.schemas import DocumentRecord, IngestResult
-from ragchat.service import RagService
+from core.schemas import DocumentRecord, IngestResult
+from ragchat.ingest_jobs import IngestJobView
+from ragchat.session import Session
 from ui.common import calm_errors, duration, escape_markdown
 
 UPLOAD_TYPES = ["pdf", "txt", "md", "markdown"]
 POLL_SECONDS = 1.0
 
 
-def init_state(service: RagService) -> None:
+def init_state(service: Session) -> None:
     st.session_state.setdefault("ingest_jobs", [])  # job ids this session started, oldest first
     st.session_state.setdefault("ingest_jobs_done", [])  # those already seen finished (one rerun each)
     st.session_state.setdefault("uploader_key", 0)
@@ -33,7 +33,7 @@ def size_text(pages: int, chunks: int) -> str:
     return f"{pages} page{'s' if pages != 1 else ''}, {chunk_text}" if pages else chunk_text
 
 
-def render_index_notice(service: RagService) -> None:
+def render_index_notice(service: Session) -> None:
     """When the stored vectors were made with other settings, or the vector store lost documents'
     chunks (a Chroma server wiped or restored), say so and offer the rebuild."""
     with calm_errors("Checking the index"):
@@ -58,7 +58,7 @@ def render_index_notice(service: RagService) -> None:
             st.rerun()
 
 
-def render_uploader(service: RagService) -> None:
+def render_uploader(service: Session) -> None:
     """Queue the chosen files as background jobs when the button is pressed, then reset the uploader.
 
     Files are only queued on the button press, so an ordinary rerun (a chat question, a delete)
@@ -87,14 +87,14 @@ def render_uploader(service: RagService) -> None:
     st.rerun()
 
 
-def render_jobs(service: RagService) -> None:
+def render_jobs(service: Session) -> None:
     """This session's ingests: live while any runs (polled), then their outcome."""
     views = [v for v in (service.jobs.view(j) for j in st.session_state.ingest_jobs) if v is not None]
     active = any(v.state != "done" for v in views)
     st.fragment(_jobs_fragment, run_every=POLL_SECONDS if active else None)(service)
 
 
-def _jobs_fragment(service: RagService) -> None:
+def _jobs_fragment(service: Session) -> None:
     views = [v for v in (service.jobs.view(j) for j in st.session_state.ingest_jobs) if v is not None]
     for view in views:
         if view.state == "done":
@@ -110,7 +110,7 @@ def _jobs_fragment(service: RagService) -> None:
         st.rerun()
 
 
-def _render_running(service: RagService, view: IngestJobView) -> None:
+def _render_running(service: Session, view: IngestJobView) -> None:
     progress = view.progress
     label = f"**{view.name}**: {progress.stage}"
     if progress.pages_total > 1:
@@ -128,7 +128,7 @@ def _render_running(service: RagService, view: IngestJobView) -> None:
             st.rerun(scope="fragment")
 
 
-def _render_outcome(service: RagService, view: IngestJobView) -> None:
+def _render_outcome(service: Session, view: IngestJobView) -> None:
     if view.kind == "rebuild":
         failed = [r for r in view.rebuilt if r.status == "failed"]
         st.success(f"Index rebuilt: {len(view.rebuilt) - len(failed)} document(s).")
@@ -150,7 +150,7 @@ def _render_outcome(service: RagService, view: IngestJobView) -> None:
         st.caption(f"{result.source}: {warning}")
 
 
-def _password_prompt(service: RagService, view: IngestJobView) -> None:
+def _password_prompt(service: Session, view: IngestJobView) -> None:
     password = st.text_input(f"Password for {view.name}", type="password", key=f"password-{view.job_id}")
     if st.button("Open with this password", key=f"open-{view.job_id}", disabled=not password):
         job_id = service.jobs.retry_with_password(view.job_id, password)
@@ -160,7 +160,7 @@ def _password_prompt(service: RagService, view: IngestJobView) -> None:
         st.rerun()
 
 
-def _forget_finished(service: RagService) -> None:
+def _forget_finished(service: Session) -> None:
     keep = []
     for job_id in st.session_state.ingest_jobs:
         view = service.jobs.view(job_id)
@@ -171,7 +171,7 @@ def _forget_finished(service: RagService) -> None:
     st.session_state.ingest_jobs = keep
 
 
-def render_document_notes(service: RagService, doc: DocumentRecord) -> None:
+def render_document_notes(service: Session, doc: DocumentRecord) -> None:
     """Under a document in the list: how it was read (OCR, pages without text, encoding) and, when
     it was redacted, the report to review."""
     for warning in doc.warnings:

@@ -9,7 +9,7 @@ import math
 import pandas as pd
 import streamlit as st
 
-from ragchat.schemas import QueryLogEntry
+from core.schemas import QueryLogEntry
 from ui.common import calm_errors, duration, get_user_service, shorten
 
 log = logging.getLogger("ragchat.app")

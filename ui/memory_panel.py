@@ -7,12 +7,12 @@ import hashlib
 
 import streamlit as st
 
-from ragchat.service import RagService
+from ragchat.session import Session
 
 _LABELS = {"USER": "About you", "COMPANY": "About your company"}
 
 
-def render_memory_panel(service: RagService) -> None:
+def render_memory_panel(service: Session) -> None:
     memory = service.memory
     facts = memory.facts()
     count = len(facts.user) + len(facts.company)

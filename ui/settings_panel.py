@@ -1,7 +1,7 @@
 """The sidebar's settings panel and model status.
 
 Settings: the answering model (the packaged GGUFs that are installed, and Ollama's models when a
-server answers; switching goes through RagService.use_llm and applies to the whole app), and the
+server answers; switching goes through App.use_llm and applies to the whole app), and the
 retrieval controls kept per browser session and sent with each question (BM25 weight, top k,
 reranker on/off). The status line says which models run and whether the LLM is loaded, loading or
 failed, and why.
@@ -14,8 +14,8 @@ from typing import Any
 
 import streamlit as st
 
-from ragchat.schemas import LLMChoice, LLMOption, LLMStatus
-from ragchat.service import RagService
+from core.schemas import LLMChoice, LLMOption, LLMStatus
+from ragchat.session import Session
 from ui.common import FAILURE_ICON, calm_notice, escape_markdown
 
 log = logging.getLogger("ragchat.app")
@@ -30,14 +30,14 @@ _BADGES = {
 }
 
 
-def init_settings(service: RagService) -> None:
+def init_settings(service: Session) -> None:
     st.session_state.setdefault("bm25_weight", service.settings.bm25_weight)
     st.session_state.setdefault("top_k", max(1, min(service.settings.top_k, TOP_K_MAX)))
     st.session_state.setdefault("rerank", True)
 
 
 def retrieval_options() -> dict[str, Any]:
-    """This session's retrieval settings, as RagService.ask_stream takes them."""
+    """This session's retrieval settings, as AskOptions takes them."""
     return {
         "bm25_weight": st.session_state.bm25_weight,
         "rerank": st.session_state.rerank,
@@ -45,7 +45,7 @@ def retrieval_options() -> dict[str, Any]:
     }
 
 
-def render_settings(service: RagService) -> None:
+def render_settings(service: Session) -> None:
     with st.expander("Settings", icon=":material/tune:"):
         if notice := st.session_state.pop("settings_notice", None):
             calm_notice(notice)
@@ -53,10 +53,10 @@ def render_settings(service: RagService) -> None:
         render_retrieval_settings(service)
 
 
-def render_model_choice(service: RagService) -> None:
+def render_model_choice(service: Session) -> None:
     """A select box of the models that can answer; choosing one loads it (seconds) for everyone."""
-    options = service.llm_options()
-    status = service.llm_status()
+    options = service.app.llm_options()
+    status = service.app.llm_status()
     usable = {o.key: o for o in options if o.available}
     keys = list(usable) if status.key in usable or not status.key else [status.key, *usable]
     # The model is one per server process, so another tab may have switched it: follow it.
@@ -78,10 +78,10 @@ def render_model_choice(service: RagService) -> None:
         switch_model(service, usable[chosen], status)
 
 
-def switch_model(service: RagService, option: LLMOption, current: LLMStatus) -> None:
+def switch_model(service: Session, option: LLMOption, current: LLMStatus) -> None:
     with st.spinner(f"Loading {option.model}…"):
         try:
-            service.use_llm(LLMChoice(provider=option.provider, model=option.model))
+            service.app.use_llm(LLMChoice(provider=option.provider, model=option.model))
         except Exception as exc:
             log.exception("switching to %s failed", option.key)
             st.session_state.settings_notice = (
@@ -91,7 +91,7 @@ def switch_model(service: RagService, option: LLMOption, current: LLMStatus) -> 
     st.rerun()
 
 
-def render_retrieval_settings(service: RagService) -> None:
+def render_retrieval_settings(service: Session) -> None:
     st.markdown("**Retrieval**")
     st.slider(
         "Keyword (BM25) weight",
@@ -118,17 +118,17 @@ def render_retrieval_settings(service: RagService) -> None:
         st.toggle("Rerank with the cross-encoder", key="rerank", help=label)
 
 
-def render_model_status(service: RagService) -> None:
+def render_model_status(service: Session) -> None:
     """The models that run; while the LLM loads, the line refreshes itself until it is ready."""
-    if service.llm_status().state in ("loading", "not loaded"):
+    if service.app.llm_status().state in ("loading", "not loaded"):
         st.fragment(_model_status, run_every=STATUS_POLL_S)(service)
     else:
         _model_status(service)
 
 
-def _model_status(service: RagService) -> None:
+def _model_status(service: Session) -> None:
     st.subheader("Models")
-    status = service.llm_status()
+    status = service.app.llm_status()
     text, color, icon = _BADGES[status.state]
     st.badge(text, icon=icon, color=color)
     info = service.models()

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ragchat.users import USER_NAME_RULE, InvalidUserName, MissingUserHeader, user_from_headers, user_name
-from ui.common import ACTIVE_USER, calm_notice, get_service
+from core.users import USER_NAME_RULE, InvalidUserName, MissingUserHeader, user_from_headers, user_name
+from ui.common import ACTIVE_USER, calm_notice, get_app
 
 FIELD = "user_field"
 # What a session holds for the user on screen; dropped when the user changes, so the next user never
@@ -33,7 +33,7 @@ def render_user() -> str | None:
     """The active user (None: the default user), after drawing the sidebar's user part. In header
     mode a request without a valid user header ends here, with the reason."""
     try:
-        settings = get_service().settings
+        settings = get_app().settings
     except Exception:  # the page says why the service could not start, and shows no data
         return None
     if settings.user_header:

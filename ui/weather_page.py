@@ -1,6 +1,6 @@
 """The weather page: a place and a period in the sidebar; in the main area the resolved place (or a
 choice when the name is ambiguous), charts, the daily table, analytics, data-quality notes and the
-LLM's explanation. All work is RagService.weather, the same call as `ragchat weather`."""
+LLM's explanation. All work is App.weather, the same call as `ragchat weather`."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
-from ragchat.service import RagService
+from ragchat.session import Session
 from tools.weather_models import (
     MAX_FORECAST_DAYS,
     Place,
@@ -23,7 +23,7 @@ from tools.weather_models import (
     default_past_range,
     request_error_message,
 )
-from ui.common import calm_errors, duration, get_service
+from ui.common import calm_errors, duration, get_user_service
 
 log = logging.getLogger("ragchat.app")
 
@@ -81,20 +81,20 @@ def render_inputs() -> WeatherRequest | None:
 # ----------------------------------------------------------------------------- running
 
 
-def run(service: RagService, request: WeatherRequest) -> None:
+def run(service: Session, request: WeatherRequest) -> None:
     """Call the tool and keep the outcome (analysis or failure) in the session, so reruns show it."""
     st.session_state.weather_request = request.model_dump(mode="json")
     st.session_state.weather_outcome = None
     with st.spinner(f"Fetching and analysing the weather for {request.city}…"):
         try:
-            analysis = service.weather(request)
+            analysis = service.app.weather(request)
         except WeatherError as exc:
             st.session_state.weather_outcome = {"failure": exc.failure.model_dump(mode="json")}
             return
     st.session_state.weather_outcome = {"analysis": analysis.model_dump(mode="json")}
 
 
-def rerun_with_pick(service: RagService, pick: int) -> None:
+def rerun_with_pick(service: Session, pick: int) -> None:
     request = WeatherRequest.model_validate({**st.session_state.weather_request, "pick": pick})
     with calm_errors("Getting the weather"):
         run(service, request)
@@ -103,7 +103,7 @@ def rerun_with_pick(service: RagService, pick: int) -> None:
 # ----------------------------------------------------------------------------- results
 
 
-def render_failure(service: RagService, failure: WeatherFailure) -> None:
+def render_failure(service: Session, failure: WeatherFailure) -> None:
     if failure.kind == "ambiguous":
         st.warning(f"{_sentence(failure.message)}:")
         choice = st.radio(
@@ -121,7 +121,7 @@ def render_failure(service: RagService, failure: WeatherFailure) -> None:
         st.caption(f"Place: {failure.place.label} ({failure.place.coordinates})")
 
 
-def render_place(service: RagService, analysis: WeatherAnalysis) -> None:
+def render_place(service: Session, analysis: WeatherAnalysis) -> None:
     place, u = analysis.place, analysis.units
     st.header(place.label)
     facts = [place.coordinates, f"local time {analysis.timezone}"]
@@ -272,7 +272,7 @@ def render_explanation(analysis: WeatherAnalysis) -> None:
         st.warning(analysis.explanation_note)
 
 
-def render_outcome(service: RagService) -> None:
+def render_outcome(service: Session) -> None:
     outcome = st.session_state.get("weather_outcome")
     if not outcome:
         st.info(EMPTY_STATE)
@@ -313,7 +313,7 @@ def render() -> None:
         "sandboxed subprocess; the language model only puts them into words."
     )
     try:
-        service = get_service()
+        service = get_user_service()
     except Exception as exc:
         log.exception("starting the service failed")
         st.error(f"ragchat could not start: {exc}")

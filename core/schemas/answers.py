@@ -54,6 +54,26 @@ class GuardrailOutcome(BaseModel):
     retry_after_s: float | None = Field(default=None, description="rate_limit: seconds until a question is accepted.")
 
 
+class Evidence(BaseModel):
+    """One numbered source in the prompt: the model cites it as [id]."""
+
+    id: int = Field(ge=1)
+    hit: Hit
+
+
+class Given(BaseModel):
+    """Exactly what the answering model was given, in prompt order: the memory block, then the
+    numbered evidence. mode says which prompt ran: sources, memory only, or none (not asked)."""
+
+    mode: Literal["sources", "memory", "none"] = "none"
+    memory: MemoryFacts = Field(default_factory=MemoryFacts)
+    evidence: list[Evidence] = Field(default_factory=list)
+
+    @property
+    def hits(self) -> list[Hit]:
+        return [item.hit for item in self.evidence]
+
+
 class Answer(BaseModel):
     """The result of one question, in the `ragchat ask --json` shape."""
 
@@ -73,7 +93,7 @@ class Answer(BaseModel):
         description="How well the cited sources support the answer, 0 to 1 (None: nothing to check, e.g. a "
         "refusal, a memory answer or a guardrail notice).",
     )
-    low_confidence: bool = Field(default=False, description="confidence is below RAGCHAT_MIN_CONFIDENCE.")
+    low_confidence: bool = Field(default=False, description="confidence is below RAGCHAT_LOW_CONFIDENCE_THRESHOLD.")
     support: list[SentenceSupport] = Field(
         default_factory=list, description="Each checked sentence of the answer and whether its sources support it."
     )
@@ -87,7 +107,10 @@ class Answer(BaseModel):
         default=False,
         description="The model stopped before finishing (error says why): answer is the partial text it wrote.",
     )
-    hits: list[Hit] = Field(default_factory=list, exclude=True)
+    given: Given = Field(default_factory=Given, exclude=True, description="What the model was given.")
+    candidates: list[Hit] = Field(
+        default_factory=list, exclude=True, description="Every chunk retrieval considered, in final order."
+    )
 
     @computed_field  # in `ask --json`, for scripts that only want the flagged sentences
     @property

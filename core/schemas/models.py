@@ -33,7 +33,7 @@ class LLMChoice(BaseModel):
 
 
 class LLMOption(BaseModel):
-    """A model the app offers to switch to (RagService.llm_options)."""
+    """A model the app offers to switch to (App.llm_options)."""
 
     provider: LLMProvider
     model: str

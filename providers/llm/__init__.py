@@ -1,1 +1,1 @@
-"""LLM providers behind one streaming interface (rag.llm.base.LLM)."""
+"""LLM providers behind one streaming interface (providers.llm.base.LLM)."""

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rag.llm.base import LLM, LLMError
-from rag.llm.llamacpp import LlamaCppLLM
-from rag.llm.ollama_provider import DEFAULT_OLLAMA_MODEL, OllamaLLM, ollama_has_model
-from rag.llm.openai_compat import OpenAICompatLLM
-from rag.packaged_models import DEFAULT_APP_GGUF, PACKAGED_GGUFS, ensure_gguf
-from ragchat.schemas import LLMChoice
-from ragchat.settings import Settings
+from core.schemas import LLMChoice
+from core.settings import Settings
+from providers.llm.base import LLM, LLMError
+from providers.llm.llamacpp import LlamaCppLLM
+from providers.llm.ollama_provider import DEFAULT_OLLAMA_MODEL, OllamaLLM, ollama_has_model
+from providers.llm.openai_compat import OpenAICompatLLM
+from providers.packaged_models import DEFAULT_APP_GGUF, PACKAGED_GGUFS, ensure_gguf
 
 
 def resolve_gguf(model: str | None, model_dir: Path) -> tuple[Path, str]:

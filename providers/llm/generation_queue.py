@@ -14,7 +14,7 @@ import threading
 import time
 from collections import deque
 
-from rag.llm.base import LLMError, QueueListener
+from providers.llm.base import LLMError, QueueListener
 
 # While a caller waits, its listener hears its position at least this often, so a UI notices at
 # its next update that the person has left (Streamlit stops the script on its next element call).

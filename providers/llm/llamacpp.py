@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from rag.llm.base import LLM, ChatMessage, LLMError, QueueListener
-from rag.llm.generation_queue import GenerationQueue
+from providers.llm.base import LLM, ChatMessage, LLMError, QueueListener
+from providers.llm.generation_queue import GenerationQueue
 
 _DONE = object()
 

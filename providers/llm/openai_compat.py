@@ -8,7 +8,7 @@ from typing import Any
 
 import requests
 
-from rag.llm.base import LLM, ChatMessage, LLMError, QueueListener
+from providers.llm.base import LLM, ChatMessage, LLMError, QueueListener
 
 
 class OpenAICompatLLM(LLM):

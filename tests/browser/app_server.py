@@ -20,7 +20,7 @@ from pathlib import Path
 import requests
 from playwright.sync_api import Browser, Playwright
 
-from ragchat.settings import PROJECT_ROOT
+from core.settings import PROJECT_ROOT
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
-from ragchat.settings import PROJECT_ROOT
+from core.settings import PROJECT_ROOT
 from tests.browser.app_server import CHROMIUM, MISSING_CHROMIUM, free_port, launch_chromium, running_app
 from tests.conftest import TEST_LLM
 from tests.openmeteo_replay import (

@@ -13,7 +13,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import Block, Node
 
-from ragchat.settings import PROJECT_ROOT
+from core.settings import PROJECT_ROOT
 from tests.fixtures import write_report_pdf
 
 APP = PROJECT_ROOT / "app.py"
@@ -47,7 +47,7 @@ def _popovers(node: Node) -> list[Block]:
 
 
 def test_upload_ask_and_cite(home: Path, tmp_path: Path) -> None:
-    # st.cache_resource lives for the whole process: drop any RagService built for another home.
+    # st.cache_resource lives for the whole process: drop any Session built for another home.
     st.cache_resource.clear()
     pdf = write_report_pdf(tmp_path / "report.pdf").read_bytes()
 

@@ -12,11 +12,11 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 import ui.chat_page
+from core.settings import PROJECT_ROOT, get_settings
 from rag.conversations import ConversationStore
-from ragchat.service import RagService
-from ragchat.settings import PROJECT_ROOT, get_settings
+from ragchat.application import open_session
 from tests.fixtures import write_report_pdf
-from ui.common import get_service
+from ui.common import get_app
 
 APP = PROJECT_ROOT / "app.py"
 QUESTION = "What was the Q2 revenue of the Westland region?"
@@ -47,10 +47,10 @@ def test_the_notice_counts_the_questions_ahead_and_goes_when_the_turn_comes() ->
 def test_a_question_asked_while_the_model_is_busy_waits_then_streams(
     home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert RagService(get_settings()).ingest_paths([write_report_pdf(tmp_path / "r.pdf")])[0].status == "indexed"
+    assert open_session(get_settings()).ingest_paths([write_report_pdf(tmp_path / "r.pdf")])[0].status == "indexed"
     st.cache_resource.clear()
     at = AppTest.from_file(str(APP), default_timeout=240).run()
-    queue = get_service().llm().queue  # the app's own model (st.cache_resource), busy with another user
+    queue = get_app().llm().queue  # the app's own model (st.cache_resource), busy with another user
     held = queue.acquire()
 
     shown: list[int] = []

@@ -16,8 +16,8 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import Block
 
-from ragchat.service import RagService
-from ragchat.settings import PROJECT_ROOT, REFUSAL_TEXT, get_settings
+from core.settings import PROJECT_ROOT, REFUSAL_TEXT, get_settings
+from ragchat.application import open_session
 
 APP = PROJECT_ROOT / "app.py"
 TIMEOUT_S = 240
@@ -38,9 +38,9 @@ def _user_label(at: AppTest) -> str:
 
 
 def test_the_sidebar_user_switches_memory_and_conversations(home: Path) -> None:
-    root = RagService(get_settings())
-    root.for_user("alice").memory.files["USER"].add("User is a Project Finance Analyst.")
-    root.for_user("bob").memory.files["USER"].add("User prefers weekly summaries on Mondays.")
+    root = open_session(get_settings())
+    root.app.session("alice").memory.files["USER"].add("User is a Project Finance Analyst.")
+    root.app.session("bob").memory.files["USER"].add("User prefers weekly summaries on Mondays.")
     root.memory.files["COMPANY"].add("Company migrated from AWS to GCP last quarter.")
     st.cache_resource.clear()
     at = AppTest.from_file(str(APP), default_timeout=TIMEOUT_S).run()
@@ -83,7 +83,7 @@ def test_the_sidebar_user_switches_memory_and_conversations(home: Path) -> None:
 
     at.sidebar.text_input(key="user_field").set_value("alice").run()
     picker = next(s for s in at.sidebar.selectbox if s.label == "Continue a conversation")
-    [sid] = [s.session_id for s in root.for_user("alice").conversations.sessions()]
+    [sid] = [s.session_id for s in root.app.session("alice").conversations.sessions()]
     picker.select(sid).run()
     assert not at.exception
     assert REFUSAL_TEXT in [m.value for m in at.main.markdown]  # her conversation, reopened
@@ -93,7 +93,7 @@ def test_header_mode_without_the_header_shows_a_message_and_no_data(
     home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("RAGCHAT_USER_HEADER", "X-Forwarded-User")
-    RagService(get_settings()).memory.files["USER"].add("User is a Project Finance Analyst.")
+    open_session(get_settings()).memory.files["USER"].add("User is a Project Finance Analyst.")
     st.cache_resource.clear()
     at = AppTest.from_file(str(APP), default_timeout=TIMEOUT_S).run()
     assert not at.exception
@@ -111,7 +111,7 @@ def test_per_user_documents_follow_the_user_in_the_sidebar(
     monkeypatch.setenv("RAGCHAT_DOCUMENTS", "per_user")
     note = tmp_path / "travel.md"
     note.write_text("# Travel policy\n\nTrain tickets are reimbursed in first class.\n", encoding="utf-8")
-    assert RagService(get_settings()).for_user("alice").ingest_paths([note])[0].status == "indexed"
+    assert open_session(get_settings(), user="alice").ingest_paths([note])[0].status == "indexed"
     st.cache_resource.clear()
     at = AppTest.from_file(str(APP), default_timeout=TIMEOUT_S).run()
     assert "No documents indexed yet." in _texts(at.sidebar)  # the default user has none

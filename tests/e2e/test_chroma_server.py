@@ -1,5 +1,5 @@
 """Server mode for real: `chroma run` from the installed chromadb package on 127.0.0.1, reached through
-RagService with RAGCHAT_CHROMA_HOST/PORT. Ingest, search, delete, an outage (between calls and in the
+Session with RAGCHAT_CHROMA_HOST/PORT. Ingest, search, delete, an outage (between calls and in the
 middle of an ingest), a restart on the same data, a server that lost chunks, a token-checking proxy in
 front of the server, and a server that is not there at all.
 
@@ -22,12 +22,12 @@ import streamlit as st
 from chromadb.config import Settings as ChromaSettings
 from streamlit.testing.v1 import AppTest
 
+from core.schemas import IngestProgress, doc_id_for
+from core.settings import PROJECT_ROOT, get_settings
 from ingestion.parsers import version_hash
-from rag.chroma_server import VectorStoreUnavailable
+from providers.chroma_server import VectorStoreUnavailable
+from ragchat.application import open_session
 from ragchat.cli import main
-from ragchat.schemas import IngestProgress, doc_id_for
-from ragchat.service import RagService
-from ragchat.settings import PROJECT_ROOT, get_settings
 from tests.chroma_process import ChromaServer, free_port
 from tests.e2e.test_ingest_consistency import ALPHA, BETA, assert_consistent, sources
 from tests.fixtures import long_pdf_bytes
@@ -57,7 +57,7 @@ def server_mode(home: Path, chroma_server: ChromaServer, monkeypatch: pytest.Mon
 
 
 def test_ingest_search_delete_outage_and_restart(server_mode: ChromaServer) -> None:
-    service = RagService(get_settings())
+    service = open_session(get_settings())
     assert service.ingest_bytes("a.txt", ALPHA.encode()).status == "indexed"
     assert service.ingest_bytes("b.txt", BETA.encode()).status == "indexed"
     collection = service.settings.collection
@@ -80,21 +80,21 @@ def test_ingest_search_delete_outage_and_restart(server_mode: ChromaServer) -> N
     with pytest.raises(VectorStoreUnavailable, match="is not reachable"):
         service.delete("a.txt")  # refused before anything changed
     assert [d.source for d in service.documents()] == ["a.txt"]
-    assert service.registry.unfinished(include_running=True) == []
+    assert service.document_index.registry.unfinished(include_running=True) == []
 
     server_mode.start()  # same data path, same port
     assert sources(service, "zebra crossing") == {"a.txt"}  # the same client carries on
     assert sources(service, "quokka enclosure") == set()
-    restarted = RagService(get_settings())  # and a fresh start against the restarted server
+    restarted = open_session(get_settings())  # and a fresh start against the restarted server
     assert sources(restarted, "zebra crossing") == {"a.txt"}
     assert sources(restarted, "quokka enclosure") == set()
     assert assert_consistent(restarted) == {"a.txt": 1}
 
 
 def test_the_server_going_away_mid_ingest_leaves_a_recoverable_state(server_mode: ChromaServer) -> None:
-    service = RagService(get_settings(ingest_batch=16))
+    service = open_session(get_settings(ingest_batch=16))
     assert service.ingest_bytes("a.txt", ALPHA.encode()).status == "indexed"
-    keyword_ids = service.bm25.live_ids()
+    keyword_ids = service.document_index.bm25.live_ids()
     embedding_steps = 0
 
     def stop_after_the_first_batch(update: IngestProgress) -> None:
@@ -109,12 +109,12 @@ def test_the_server_going_away_mid_ingest_leaves_a_recoverable_state(server_mode
     assert embedding_steps >= 2
     assert result.status == "failed" and "is not reachable" in (result.error or "")
     assert [d.source for d in service.documents()] == ["a.txt"]
-    assert service.bm25.live_ids() == keyword_ids, "BM25 gets a document only once all of it is stored"
+    assert service.document_index.bm25.live_ids() == keyword_ids, "BM25 gets a document only once all of it is stored"
     leftover = (doc_id_for("book.pdf"), version_hash(book, False))
-    assert service.registry.unfinished() == [leftover], "journalled, and handed to recover"
+    assert service.document_index.registry.unfinished() == [leftover], "journalled, and handed to recover"
 
     server_mode.start()
-    assert service.store.count_version(*leftover) >= 16, "the first batch is on the server…"
+    assert service.document_index.store.count_version(*leftover) >= 16, "the first batch is on the server…"
     assert sources(service, "kilroy") == set(), "…but never searchable"
     again = service.ingest_bytes("book.pdf", book)  # recover runs first, then the file is indexed
     assert again.status == "indexed"
@@ -125,7 +125,7 @@ def test_the_server_going_away_mid_ingest_leaves_a_recoverable_state(server_mode
 def test_a_server_that_lost_chunks_is_reconciled_at_start_up(
     server_mode: ChromaServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    service = RagService(get_settings())
+    service = open_session(get_settings())
     assert service.ingest_bytes("a.txt", ALPHA.encode()).status == "indexed"
     assert service.ingest_bytes("b.txt", BETA.encode()).status == "indexed"
     # What a restore from an older backup (or another app) does behind our back: b.txt's chunks vanish.
@@ -134,9 +134,11 @@ def test_a_server_that_lost_chunks_is_reconciled_at_start_up(
     )
     other.get_collection(service.settings.collection).delete(where={"doc_id": doc_id_for("b.txt")})
 
-    restarted = RagService(get_settings())
-    restarted.check_store()
-    assert len(restarted.bm25) == restarted.store.count() == 1, "BM25 rebuilt from the server's chunks"
+    restarted = open_session(get_settings())
+    restarted.open_index()
+    assert len(restarted.document_index.bm25) == restarted.document_index.store.count() == 1, (
+        "BM25 rebuilt from the server's chunks"
+    )
     docs = {d.source: d for d in restarted.documents()}
     assert (docs["a.txt"].missing_chunks, docs["b.txt"].missing_chunks) == (0, 1)
     assert sources(restarted, "quokka enclosure") == set()
@@ -163,8 +165,8 @@ def test_a_server_that_lost_chunks_is_reconciled_at_start_up(
 
     # A wiped server: every document is marked, and uploading a file again restores it.
     other.delete_collection(service.settings.collection)
-    wiped = RagService(get_settings())
-    wiped.check_store()
+    wiped = open_session(get_settings())
+    wiped.open_index()
     assert [d.missing_chunks for d in wiped.documents()] == [1, 1]
     assert wiped.ingest_bytes("a.txt", ALPHA.encode()).status == "indexed", "not 'unchanged'"
     assert sources(wiped, "zebra crossing") == {"a.txt"}
@@ -251,7 +253,7 @@ def test_the_token_is_sent_and_a_refused_one_is_explained(
     proxied = f"http://127.0.0.1:{token_proxy.server_address[1]}/"
 
     monkeypatch.setenv("RAGCHAT_CHROMA_TOKEN", TOKEN)
-    service = RagService(get_settings())
+    service = open_session(get_settings())
     assert service.ingest_bytes("a.txt", ALPHA.encode()).status == "indexed"
     assert sources(service, "zebra crossing") == {"a.txt"}
     assert len(token_proxy.seen) > 5 and set(token_proxy.seen) == {f"Bearer {TOKEN}"}, "every request"
@@ -270,13 +272,13 @@ def test_the_token_is_sent_and_a_refused_one_is_explained(
 
     monkeypatch.setenv("RAGCHAT_CHROMA_TOKEN", "wrong-token")
     with pytest.raises(VectorStoreUnavailable) as refused:
-        RagService(get_settings()).search("zebra crossing")
+        open_session(get_settings()).search("zebra crossing")
     assert str(refused.value) == (
         f"Chroma server at {proxied} refused the token: check RAGCHAT_CHROMA_TOKEN "
         "(and RAGCHAT_CHROMA_TOKEN_HEADER) (HTTP 401)"
     )
     monkeypatch.delenv("RAGCHAT_CHROMA_TOKEN")
-    failed = RagService(get_settings()).ingest_bytes("b.txt", BETA.encode())
+    failed = open_session(get_settings()).ingest_bytes("b.txt", BETA.encode())
     assert failed.error == f"Chroma server at {proxied} asks for a token: set RAGCHAT_CHROMA_TOKEN (HTTP 401)"
 
 
@@ -285,7 +287,7 @@ def test_requests_to_the_server_are_bounded_by_the_timeout(
 ) -> None:
     """chromadb's HTTP client has no timeout of its own; ours must reach its session."""
     monkeypatch.setenv("RAGCHAT_CHROMA_TIMEOUT_S", "7")
-    store = RagService(get_settings()).store
+    store = open_session(get_settings()).document_index.store
     session = store._client._server._session  # the library internal this guards
     assert isinstance(session, httpx.Client)
     assert (session.timeout.read, session.timeout.connect) == (7.0, 5.0)
@@ -302,7 +304,7 @@ def test_an_unreachable_server_is_one_calm_sentence_everywhere(
         f"`chroma run --path ./chroma-data --host 127.0.0.1 --port {port}` or unset RAGCHAT_CHROMA_HOST"
     )
     with pytest.raises(VectorStoreUnavailable) as error:
-        RagService(get_settings()).search("anything")
+        open_session(get_settings()).search("anything")
     assert str(error.value) == expected
 
     assert main(["search", "anything"]) == 1

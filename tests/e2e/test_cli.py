@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ragchat.settings import REFUSAL_TEXT
+from core.settings import REFUSAL_TEXT
 from tests.fixtures import write_report_pdf
 
 
@@ -105,8 +105,8 @@ def test_a_session_rewrites_follow_ups_and_persists(indexed: Path) -> None:
     assert second["search_query"] != "And in Q1?" and second["timings_ms"]["rewrite_ms"] > 0
     assert "westland" in second["search_query"].lower()  # the rewrite carries the subject over
 
+    from core.settings import get_settings
     from rag.conversations import ConversationStore
-    from ragchat.settings import get_settings
 
     turns = ConversationStore(get_settings().db_path).history("s1")
     assert [t.question for t in turns] == [first["question"], "And in Q1?"]

@@ -11,10 +11,11 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from core.settings import get_settings
 from eval.dataset import load_dataset
 from eval.runner import run_eval
+from ragchat.application import open_session
 from ragchat.cli import main
-from ragchat.settings import get_settings
 from tests.fixtures import write_report_pdf
 
 TIMEOUT_S = 300
@@ -120,7 +121,7 @@ def test_compare_mode_runs_both_configurations_and_prints_deltas(home: Path, tmp
 
 
 def test_eval_page_runs_an_uploaded_dataset(home: Path, tmp_path: Path) -> None:
-    st.cache_resource.clear()  # no RagService from another test's home
+    st.cache_resource.clear()  # no Session from another test's home
     notes = b"# Safety\n\nFire drills take place on the first Tuesday of each month.\n"
     rows = [
         {
@@ -188,7 +189,7 @@ def test_a_small_local_judge_gives_scores_or_says_why_not(home: Path, tmp_path: 
         )
     )
     settings = get_settings(eval_judge="self", eval_judge_timeout_s=60, eval_judge_max_tokens=256)
-    run = run_eval(dataset, settings)
+    run = run_eval(dataset, settings, lambda s, llm: open_session(s, llm=llm))
     (question,) = run.questions
     assert not question.refused
     assert set(question.ragas) >= {"faithfulness", "answer_relevancy"}

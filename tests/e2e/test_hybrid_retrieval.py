@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from ragchat.schemas import Answer, ModelInfo
-from ragchat.service import RagService
-from ragchat.settings import get_settings
+from core.schemas import Answer, ModelInfo
+from core.settings import get_settings
+from rag.pipeline import AskOptions
+from ragchat.application import open_session
+from ragchat.session import Session
 from tests.conftest import TINY_RERANKER_DIR
 from tests.fixtures import write_report_pdf
 
@@ -23,18 +25,18 @@ PARTS = (
 
 
 @pytest.fixture
-def service(home: Path, tmp_path: Path) -> RagService:
-    svc = RagService(get_settings())
+def service(home: Path, tmp_path: Path) -> Session:
+    svc = open_session(get_settings())
     assert svc.ingest_paths([write_report_pdf(tmp_path / "report.pdf")])[0].status == "indexed"
     assert svc.ingest_bytes("parts.md", PARTS.encode()).status == "indexed"
     return svc
 
 
-def in_step(svc: RagService) -> bool:
-    return len(svc.bm25) == svc.store.count() == sum(d.chunks for d in svc.documents())
+def in_step(svc: Session) -> bool:
+    return len(svc.document_index.bm25) == svc.document_index.store.count() == sum(d.chunks for d in svc.documents())
 
 
-def test_exact_codes_are_found_by_bm25_and_every_candidate_explains_itself(service: RagService) -> None:
+def test_exact_codes_are_found_by_bm25_and_every_candidate_explains_itself(service: Session) -> None:
     result = service.search("X-7734 seal", k=3)
     top = result.hits[0]
     assert top.chunk.source == "parts.md" and "X-7734" in top.chunk.text
@@ -44,7 +46,7 @@ def test_exact_codes_are_found_by_bm25_and_every_candidate_explains_itself(servi
     assert {"embed_ms", "bm25_ms", "dense_ms", "search_ms"} <= set(result.timings_ms)
 
 
-def test_weights_zero_and_one_reduce_to_one_retriever(service: RagService) -> None:
+def test_weights_zero_and_one_reduce_to_one_retriever(service: Session) -> None:
     dense = service.search("how often is the filter replaced", k=5, bm25_weight=0.0).hits
     assert dense and all(h.scores.bm25_rank is None and h.scores.dense_rank for h in dense)
     assert [h.scores.dense_rank for h in dense] == list(range(1, len(dense) + 1))
@@ -53,7 +55,7 @@ def test_weights_zero_and_one_reduce_to_one_retriever(service: RagService) -> No
     assert [h.scores.bm25_rank for h in keyword] == list(range(1, len(keyword) + 1))
 
 
-def test_add_reupload_and_delete_keep_bm25_and_chroma_in_step(service: RagService) -> None:
+def test_add_reupload_and_delete_keep_bm25_and_chroma_in_step(service: Session) -> None:
     assert in_step(service)
     new_version = PARTS.replace("X-7734", "Z-9100")
     assert service.ingest_bytes("parts.md", new_version.encode()).status == "indexed"
@@ -65,14 +67,14 @@ def test_add_reupload_and_delete_keep_bm25_and_chroma_in_step(service: RagServic
     assert service.search("Z-9100", k=3, bm25_weight=1.0).hits == []
 
 
-def test_bm25_is_loaded_at_restart_and_rebuilt_if_lost(service: RagService) -> None:
+def test_bm25_is_loaded_at_restart_and_rebuilt_if_lost(service: Session) -> None:
     before = [h.chunk.chunk_id for h in service.search("seal compressor", k=4).candidates]
-    restarted = RagService(get_settings())
-    assert len(restarted.bm25) == service.store.count()
+    restarted = open_session(get_settings())
+    assert len(restarted.document_index.bm25) == service.document_index.store.count()
     assert [h.chunk.chunk_id for h in restarted.search("seal compressor", k=4).candidates] == before
 
     shutil.rmtree(service.settings.bm25_path)
-    recovered = RagService(get_settings())
+    recovered = open_session(get_settings())
     assert [h.chunk.chunk_id for h in recovered.search("seal compressor", k=4).candidates] == before
     assert in_step(recovered)
 
@@ -80,7 +82,7 @@ def test_bm25_is_loaded_at_restart_and_rebuilt_if_lost(service: RagService) -> N
 def test_reranker_fixture_runs_in_the_pipeline(home: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("RAGCHAT_RERANKER_DIR", str(TINY_RERANKER_DIR))
     monkeypatch.setenv("RAGCHAT_RERANKER_MODEL", "ms-marco-TinyBERT-L-2-v2")
-    svc = RagService(get_settings())
+    svc = open_session(get_settings())
     svc.ingest_paths([write_report_pdf(tmp_path / "report.pdf")])
     result = svc.search("forklift operators certification", k=2)
     assert result.reranker == "flashrank · ms-marco-TinyBERT-L-2-v2"
@@ -93,7 +95,7 @@ def test_reranker_fixture_runs_in_the_pipeline(home: Path, monkeypatch: pytest.M
 
 
 def test_a_follow_up_still_searches_when_the_model_server_is_down(
-    service: RagService, monkeypatch: pytest.MonkeyPatch
+    service: Session, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Rewriting needs the LLM; with Ollama unreachable the search uses the previous query plus the
     follow-up, and the answer reports the model error instead of crashing."""
@@ -102,7 +104,7 @@ def test_a_follow_up_still_searches_when_the_model_server_is_down(
         closed_port = probe.getsockname()[1]  # nothing listens here once the socket is closed
     monkeypatch.setenv("RAGCHAT_LLM_PROVIDER", "ollama")
     monkeypatch.setenv("OLLAMA_HOST", f"127.0.0.1:{closed_port}")
-    offline = RagService(get_settings())
+    offline = open_session(get_settings())
     earlier = offline.search("Westland Q2 revenue")  # builds the index handles before the turn is stored
     assert earlier.hits
     first = Answer(
@@ -113,7 +115,7 @@ def test_a_follow_up_still_searches_when_the_model_server_is_down(
         models=ModelInfo(llm="m", embedder="e", reranker="none"),
     )
     offline.conversations.append("s-offline", first)
-    answer = offline.ask("And in Q1?", session_id="s-offline")
+    answer = offline.ask("And in Q1?", AskOptions(session_id="s-offline"))
     assert answer.search_query == f"{first.question} And in Q1?"
     assert answer.error and not answer.refused
     assert answer.answer.startswith("The model could not answer")

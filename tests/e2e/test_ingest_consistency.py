@@ -9,36 +9,37 @@ from pathlib import Path
 
 import pytest
 
+from core.schemas import IngestProgress
+from core.settings import get_settings
 from ingestion.errors import IndexOutOfDate
-from ragchat.schemas import IngestProgress
-from ragchat.service import RagService
-from ragchat.settings import get_settings
+from ragchat.application import open_session
+from ragchat.session import Session
 from tests.fixtures import encrypted_pdf_bytes, long_pdf_bytes, scanned_pdf_bytes
 
 ALPHA = "The zebra crossing near the harbour office was repainted in March. Staff praised the new lights."
 BETA = "The quokka enclosure opened in June. Visitors queued for an hour to see the animals."
 
 
-def assert_consistent(service: RagService) -> dict[str, int]:
+def assert_consistent(service: Session) -> dict[str, int]:
     """Every stored chunk belongs to a live version, Chroma and BM25 hold the same chunk ids, and
     each document has as many chunks as its registry row says. Returns chunks per source."""
     live = {r.doc_id: r for r in service.documents()}
-    chroma = [c for batch in service.store.iter_chunks() for c in batch]
-    assert {c.chunk_id for c in chroma} == service.bm25.live_ids()
+    chroma = [c for batch in service.document_index.store.iter_chunks() for c in batch]
+    assert {c.chunk_id for c in chroma} == service.document_index.bm25.live_ids()
     assert all(live[c.doc_id].content_hash == c.content_hash for c in chroma if c.doc_id in live)
     assert all(c.doc_id in live for c in chroma), "no chunk of a deleted or unfinished version"
     per_doc = Counter(c.doc_id for c in chroma)
     assert {doc_id: r.chunks for doc_id, r in live.items()} == dict(per_doc)
-    assert service.registry.unfinished(include_running=True) == []
+    assert service.document_index.registry.unfinished(include_running=True) == []
     return {live[d].source: n for d, n in per_doc.items()}
 
 
-def sources(service: RagService, query: str) -> set[str]:
+def sources(service: Session, query: str) -> set[str]:
     return {h.chunk.source for h in service.search(query, k=10, bm25_weight=1.0).hits}
 
 
 def test_reupload_replace_and_delete_keep_the_stores_in_step(home: Path) -> None:
-    service = RagService(get_settings())
+    service = open_session(get_settings())
     first = service.ingest_bytes("a.txt", ALPHA.encode())
     assert first.status == "indexed"
     assert service.ingest_bytes("copy-of-a.txt", ALPHA.encode()).status == "indexed"
@@ -71,12 +72,12 @@ def _stop_after_first_batch(cancel: threading.Event):
 
 
 def test_cancel_leaves_the_index_exactly_as_before(home: Path) -> None:
-    service = RagService(get_settings(ingest_batch=16))
+    service = open_session(get_settings(ingest_batch=16))
     assert service.ingest_bytes("a.txt", ALPHA.encode()).status == "indexed"
     assert service.ingest_bytes("book.pdf", long_pdf_bytes(3, marker="firstedition")).status == "indexed"
-    before_ids = service.bm25.live_ids()
+    before_ids = service.document_index.bm25.live_ids()
     before_docs = service.documents()
-    before_pages = list(service.registry.pages(before_docs[1].doc_id, before_docs[1].content_hash))
+    before_pages = list(service.document_index.registry.pages(before_docs[1].doc_id, before_docs[1].content_hash))
 
     for name in ("new.pdf", "book.pdf"):  # a new file, and a new version of an indexed one
         cancel = threading.Event()
@@ -84,16 +85,18 @@ def test_cancel_leaves_the_index_exactly_as_before(home: Path) -> None:
             name, long_pdf_bytes(30, seed=5, marker="secondedition"), _stop_after_first_batch(cancel), cancel=cancel
         )
         assert result.status == "cancelled"
-        assert service.bm25.live_ids() == before_ids
+        assert service.document_index.bm25.live_ids() == before_ids
         assert service.documents() == before_docs
         assert assert_consistent(service) == {"a.txt": 1, "book.pdf": before_docs[1].chunks}
-    assert list(service.registry.pages(before_docs[1].doc_id, before_docs[1].content_hash)) == before_pages
+    assert (
+        list(service.document_index.registry.pages(before_docs[1].doc_id, before_docs[1].content_hash)) == before_pages
+    )
     assert sources(service, "firstedition") == {"book.pdf"}
     assert sources(service, "secondedition") == set()
 
 
 def test_progress_counts_pages_with_an_eta(home: Path) -> None:
-    service = RagService(get_settings(ingest_batch=8))
+    service = open_session(get_settings(ingest_batch=8))
     updates: list[IngestProgress] = []
     result = service.ingest_bytes("twelve.pdf", long_pdf_bytes(12), updates.append)
     assert result.status == "indexed" and result.pages == 12
@@ -108,14 +111,14 @@ def test_progress_counts_pages_with_an_eta(home: Path) -> None:
 def test_a_settings_change_asks_for_a_rebuild_and_the_rebuild_fixes_it(
     home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    service = RagService(get_settings())
+    service = open_session(get_settings())
     text = " ".join(f"Sentence {i} says the depot {i} handles freight route {i}." for i in range(80))
     assert service.ingest_bytes("routes.md", f"# Routes\n\n{text}\n".encode()).status == "indexed"
     assert service.index_problems() == []
     chunks_before = service.documents()[0].chunks
 
     monkeypatch.setenv("RAGCHAT_CHUNK_SIZE", "80")
-    changed = RagService(get_settings())
+    changed = open_session(get_settings())
     assert changed.index_problems() == ["chunk_size: 200 → 80"]
     with pytest.raises(IndexOutOfDate, match="rebuild"):
         changed.search("freight route 7")
@@ -132,7 +135,7 @@ def test_a_settings_change_asks_for_a_rebuild_and_the_rebuild_fixes_it(
 
 
 def test_redaction_is_opt_in_and_reported(home: Path) -> None:
-    service = RagService(get_settings())
+    service = open_session(get_settings())
     text = "Escalations go to dana.kim@example.org or +1 (555) 013-2288. The server is 10.20.30.40."
     plain = service.ingest_bytes("contacts.txt", text.encode())
     assert plain.status == "indexed" and not plain.redacted and plain.redactions == 0
@@ -141,7 +144,7 @@ def test_redaction_is_opt_in_and_reported(home: Path) -> None:
     assert redacted.status == "indexed", "the same bytes with redaction on are a new version"
     assert (redacted.redacted, redacted.redactions) == (True, 3)
     assert_consistent(service)
-    stored = [c.text for batch in service.store.iter_chunks() for c in batch]
+    stored = [c.text for batch in service.document_index.store.iter_chunks() for c in batch]
     assert not any("dana.kim" in t or "013-2288" in t or "10.20.30.40" in t for t in stored)
     report = service.redactions("contacts.txt")
     assert [r.kind for r in report] == ["email", "phone", "ip"]
@@ -150,7 +153,7 @@ def test_redaction_is_opt_in_and_reported(home: Path) -> None:
 
 
 def test_encrypted_and_scanned_pdfs(home: Path) -> None:
-    service = RagService(get_settings())
+    service = open_session(get_settings())
     data = encrypted_pdf_bytes("s3cret", "The vault code is kept by the night supervisor.")
     locked = service.ingest_bytes("vault.pdf", data)
     assert (locked.status, locked.needs_password) == ("failed", True)
@@ -169,7 +172,7 @@ def test_encrypted_and_scanned_pdfs(home: Path) -> None:
 
 
 def test_background_jobs_run_report_and_cancel(home: Path) -> None:
-    service = RagService(get_settings(ingest_batch=16))
+    service = open_session(get_settings(ingest_batch=16))
     small = service.jobs.submit("a.txt", ALPHA.encode())
     big = service.jobs.submit("big.pdf", long_pdf_bytes(40, seed=9))
     view = service.jobs.wait(small, timeout=120)

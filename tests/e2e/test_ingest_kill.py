@@ -12,9 +12,10 @@ import sys
 import time
 from pathlib import Path
 
-from ragchat.schemas import doc_id_for
-from ragchat.service import RagService
-from ragchat.settings import get_settings
+from core.schemas import doc_id_for
+from core.settings import get_settings
+from ragchat.application import open_session
+from ragchat.session import Session
 from tests.e2e.test_ingest_consistency import ALPHA, assert_consistent, sources
 from tests.fixtures import long_pdf_bytes
 
@@ -31,17 +32,17 @@ def _stored_pages(db: Path, doc_id: str) -> int:
     return int(count)
 
 
-def _reopen() -> RagService:
+def _reopen() -> Session:
     """A service as a fresh start sees it. Embedded Chroma caches one system per path in a process and
     does not see another process's writes, so the cache is dropped after a subprocess wrote."""
     from chromadb.api.client import SharedSystemClient
 
     SharedSystemClient.clear_system_cache()
-    return RagService(get_settings())
+    return open_session(get_settings())
 
 
 def test_kill_9_mid_ingest_leaves_the_index_consistent(home: Path, tmp_path: Path) -> None:
-    service = RagService(get_settings())
+    service = open_session(get_settings())
     assert service.ingest_bytes("a.txt", ALPHA.encode()).status == "indexed"
     del service
     big = tmp_path / "big.pdf"
@@ -61,14 +62,16 @@ def test_kill_9_mid_ingest_leaves_the_index_consistent(home: Path, tmp_path: Pat
     assert process.returncode == -signal.SIGKILL
 
     after = _reopen()
-    leftovers = after.registry.unfinished()
+    leftovers = after.document_index.registry.unfinished()
     assert len(leftovers) == 1 and leftovers[0][0] == doc_id, "the killed run's version is journalled"
-    assert after.registry.get(doc_id) is None, "nothing of big.pdf is registered, so nothing of it is searchable"
-    partial = after.store.count_version(*leftovers[0])
+    assert after.document_index.registry.get(doc_id) is None, (
+        "nothing of big.pdf is registered, so nothing of it is searchable"
+    )
+    partial = after.document_index.store.count_version(*leftovers[0])
     assert partial > 0, "the kill happened after some chunks were stored"
 
     assert sources(after, "kilroy") == set()  # starting the search side runs the recovery
-    assert after.store.count_version(*leftovers[0]) == 0
+    assert after.document_index.store.count_version(*leftovers[0]) == 0
     assert assert_consistent(after) == {"a.txt": 1}
 
     rerun = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from rag.llm.base import ChatMessage, LLMError
-from rag.llm.factory import build_llm, resolve_gguf
-from rag.llm.llamacpp import LlamaCppLLM
-from rag.llm.ollama_provider import OllamaLLM
-from rag.llm.openai_compat import OpenAICompatLLM
-from ragchat.settings import get_settings
+from core.settings import get_settings
+from providers.llm.base import ChatMessage, LLMError
+from providers.llm.factory import build_llm, resolve_gguf
+from providers.llm.llamacpp import LlamaCppLLM
+from providers.llm.ollama_provider import OllamaLLM
+from providers.llm.openai_compat import OpenAICompatLLM
 from tests.conftest import TEST_LLM
 from tests.ollama_fake import REPLY_WORDS, FakeOllama
 

@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from rag.llm.base import ChatMessage, LLMError
-from rag.llm.factory import resolve_gguf
-from rag.llm.llamacpp import LlamaCppLLM
-from ragchat.service import RagService
-from ragchat.settings import get_settings
+from core.settings import get_settings
+from providers.llm.base import ChatMessage, LLMError
+from providers.llm.factory import resolve_gguf
+from providers.llm.llamacpp import LlamaCppLLM
+from rag.pipeline import AskOptions
+from ragchat.application import open_session
 from tests.conftest import TEST_LLM
 from tests.fixtures import write_report_pdf
 
@@ -108,12 +109,12 @@ def test_a_full_queue_is_a_clear_error(llm: LlamaCppLLM, monkeypatch: pytest.Mon
 
 
 def test_the_answer_says_how_long_it_was_queued(home: Path, tmp_path: Path) -> None:
-    service = RagService(get_settings())
+    service = open_session(get_settings())
     assert service.ingest_paths([write_report_pdf(tmp_path / "report.pdf")])[0].status == "indexed"
-    held = service.llm().queue.acquire()  # another user's generation
+    held = service.app.llm().queue.acquire()  # another user's generation
     threading.Timer(1.5, held.release).start()
     heard: list[int] = []
-    answer = service.ask("What was the Q2 revenue of the Westland region?", on_queued=heard.append)
+    answer = service.ask("What was the Q2 revenue of the Westland region?", AskOptions(on_queued=heard.append))
     assert heard[0] == 1 and heard[-1] == 0
     assert answer.timings_ms["queue_wait_ms"] >= 1000
     assert answer.timings_ms["first_token_ms"] >= answer.timings_ms["queue_wait_ms"]

@@ -1,4 +1,4 @@
-"""Choosing the answering model: RagService's status, options and switch with the real 0.5B model, and
+"""Choosing the answering model: App's status, options and switch with the real 0.5B model, and
 the app's settings panel switching to a model an Ollama server on 127.0.0.1 lists."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from rag.llm.base import ChatMessage, LLMError
-from ragchat.schemas import LLMChoice
-from ragchat.service import RagService
-from ragchat.settings import PROJECT_ROOT, get_settings
+from core.schemas import LLMChoice
+from core.settings import PROJECT_ROOT, get_settings
+from providers.llm.base import ChatMessage, LLMError
+from ragchat.application import open_session
 from tests.conftest import TEST_LLM
 from tests.e2e.test_app import wait_for_ingest
 from tests.ollama_fake import REPLY_WORDS, FakeOllama
@@ -25,46 +25,46 @@ NOTES = b"# Forklifts\n\nForklift certification takes two days and is renewed ev
 
 def test_status_options_and_a_switch_that_fails_or_succeeds(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")  # no Ollama: only packaged models are offered
-    service = RagService(get_settings())
-    status = service.llm_status()
+    service = open_session(get_settings())
+    status = service.app.llm_status()
     assert (status.state, status.key) == ("not loaded", f"llamacpp:{TEST_LLM}")
 
-    service.llm()
-    status = service.llm_status()
+    service.app.llm()
+    status = service.app.llm_status()
     assert status.state == "ready" and TEST_LLM in status.label
-    options = {o.key: o for o in service.llm_options()}
+    options = {o.key: o for o in service.app.llm_options()}
     assert options[f"llamacpp:{TEST_LLM}"].available
     assert all(o.provider == "llamacpp" for o in options.values())
     assert all(o.available or o.hint.startswith("not installed: run `make models") for o in options.values())
 
     # A model that cannot load: the error says why, and the current model keeps answering.
     with pytest.raises(LLMError, match="neither a packaged model"):
-        service.use_llm(LLMChoice(provider="llamacpp", model=str(home / "missing.gguf")))
-    assert service.llm_status().key == f"llamacpp:{TEST_LLM}" and service.llm_status().state == "ready"
+        service.app.use_llm(LLMChoice(provider="llamacpp", model=str(home / "missing.gguf")))
+    assert service.app.llm_status().key == f"llamacpp:{TEST_LLM}" and service.app.llm_status().state == "ready"
 
     # The same weights as a local .gguf file: a real second load, which then answers.
-    path = service.llm().model_path  # type: ignore[attr-defined]
-    llm = service.use_llm(LLMChoice(provider="llamacpp", model=str(path)))
-    assert service.llm() is llm
+    path = service.app.llm().model_path  # type: ignore[attr-defined]
+    llm = service.app.use_llm(LLMChoice(provider="llamacpp", model=str(path)))
+    assert service.app.llm() is llm
     assert service.models().llm == f"llama.cpp · {path.name}"
-    assert service.llm_status().key == f"llamacpp:{path}"
-    assert f"llamacpp:{path}" in {o.key for o in service.llm_options()}  # the model in use is always offered
+    assert service.app.llm_status().key == f"llamacpp:{path}"
+    assert f"llamacpp:{path}" in {o.key for o in service.app.llm_options()}  # the model in use is always offered
     assert "ready" in llm.complete(PROMPT, max_tokens=8, temperature=0.0).lower()
 
 
 def test_a_model_that_cannot_load_is_reported_as_failed(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RAGCHAT_LLM_MODEL", str(home / "missing.gguf"))
-    service = RagService(get_settings())
+    service = open_session(get_settings())
     with pytest.raises(LLMError):
-        service.llm()
-    status = service.llm_status()
+        service.app.llm()
+    status = service.app.llm_status()
     assert status.state == "failed" and "neither a packaged model" in (status.error or "")
 
 
 def test_the_settings_panel_switches_to_a_model_ollama_serves(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with FakeOllama(models=("llama3.2:latest",)) as ollama:
         monkeypatch.setenv("OLLAMA_HOST", ollama.host)
-        st.cache_resource.clear()  # no RagService left over from a test with another home
+        st.cache_resource.clear()  # no Session left over from a test with another home
         at = AppTest.from_file(str(APP), default_timeout=TIMEOUT_S).run()
         assert not at.exception
         choice = at.sidebar.selectbox(key="llm_choice")

@@ -12,10 +12,11 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from core.settings import PROJECT_ROOT, get_settings
 from rag.conversations import ConversationStore
+from rag.pipeline import AskOptions
 from rag.query_log import QueryLog
-from ragchat.service import RagService
-from ragchat.settings import PROJECT_ROOT, get_settings
+from ragchat.application import open_session
 from tests.e2e.test_cli import ragchat
 from tests.fixtures import write_report_pdf
 from tests.ollama_fake import RUNNER_ERROR, FakeOllama
@@ -28,7 +29,7 @@ APP = PROJECT_ROOT / "app.py"
 
 @pytest.fixture
 def indexed(home: Path, tmp_path: Path) -> Path:
-    assert RagService(get_settings()).ingest_paths([write_report_pdf(tmp_path / "r.pdf")])[0].status == "indexed"
+    assert open_session(get_settings()).ingest_paths([write_report_pdf(tmp_path / "r.pdf")])[0].status == "indexed"
     return home
 
 
@@ -47,8 +48,8 @@ def dying(monkeypatch: pytest.MonkeyPatch, indexed: Path) -> Iterator[FakeOllama
 
 
 def test_the_partial_answer_is_kept_marked_and_explained(dying: FakeOllama) -> None:
-    service = RagService(get_settings())
-    answer = service.ask(QUESTION, session_id="s1")
+    service = open_session(get_settings())
+    answer = service.ask(QUESTION, AskOptions(session_id="s1"))
     assert answer.incomplete and not answer.refused
     assert answer.answer.startswith(PARTIAL)
     assert answer.error == f"Ollama at {dying.host} broke off the connection after 2 reply parts: " + (
@@ -67,7 +68,7 @@ def test_a_model_runner_crash_line_is_reported_with_ollamas_words(
 ) -> None:
     with FakeOllama(reply=REPLY, die_after=3, death="error") as server:
         use_ollama(monkeypatch, server)
-        answer = RagService(get_settings()).ask(QUESTION)
+        answer = open_session(get_settings()).ask(QUESTION)
     assert answer.incomplete and answer.answer == PARTIAL + " [1], up from 7.35 million"
     assert answer.error == f"Ollama (llama3.2) stopped mid-reply after 3 reply parts: {RUNNER_ERROR}"
 
@@ -77,7 +78,7 @@ def test_a_server_that_dies_before_any_text_is_no_partial_answer(
 ) -> None:
     with FakeOllama(reply=REPLY, die_after=0) as server:
         use_ollama(monkeypatch, server)
-        answer = RagService(get_settings()).ask(QUESTION)
+        answer = open_session(get_settings()).ask(QUESTION)
     assert not answer.incomplete and answer.citations == []
     assert answer.answer.startswith("The model could not answer: Ollama at") and "broke off" in answer.answer
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
+from core.schemas import MemoryDecision
+from core.settings import get_settings
 from memory.analyzer import DECISION_SCHEMA, SYSTEM_PROMPT
-from rag.llm.base import LLM, ChatMessage, LLMError
-from rag.llm.factory import resolve_gguf
-from rag.llm.llamacpp import LlamaCppLLM
-from rag.llm.openai_compat import OpenAICompatLLM
-from ragchat.schemas import MemoryDecision
-from ragchat.settings import get_settings
+from providers.llm.base import LLM, ChatMessage, LLMError
+from providers.llm.factory import resolve_gguf
+from providers.llm.llamacpp import LlamaCppLLM
+from providers.llm.openai_compat import OpenAICompatLLM
 from tests.conftest import TEST_LLM
 
 MESSAGES = [

@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from core.schemas import Answer
+from core.settings import REFUSAL_TEXT, get_settings
 from rag.guardrails import INJECTION_MESSAGE
+from rag.pipeline import AskOptions
 from rag.prompting import SYSTEM_PROMPT
-from ragchat.schemas import Answer
-from ragchat.service import RagService
-from ragchat.settings import REFUSAL_TEXT, get_settings
+from ragchat.application import open_session
 from tests.conftest import TEST_LLM
 from tests.fixtures import sqlite_bytes
 
@@ -53,15 +54,15 @@ def asked(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Answer]]
     """One home with the vendor notice indexed and two questions about it, each in its own session
     (a second question in one session would be rewritten as a follow-up: another prompt)."""
     home = tmp_path_factory.mktemp("trust-home")
-    service = RagService(
+    service = open_session(
         get_settings(home=home, llm_provider="llamacpp", llm_model=TEST_LLM, reranker_dir=home / "no-reranker")
     )
     notice = home / "vendor-notice.md"
     notice.write_text(NOTICE, encoding="utf-8")
     assert service.ingest_paths([notice])[0].status == "indexed"
     answers = [
-        service.ask("What does the vendor notice say?", session_id="trust"),
-        service.ask("What are the instructions in the vendor notice?", session_id="trust-2"),
+        service.ask("What does the vendor notice say?", AskOptions(session_id="trust")),
+        service.ask("What are the instructions in the vendor notice?", AskOptions(session_id="trust-2")),
     ]
     return home, answers
 
@@ -88,12 +89,12 @@ def test_instructions_inside_a_document_are_content_and_the_prompt_stays_hidden(
 
 def test_history_survives_a_restart_and_exports_as_markdown(asked: tuple[Path, list[Answer]]) -> None:
     home, answers = asked
-    reopened = RagService(get_settings(home=home, llm_provider="llamacpp", llm_model=TEST_LLM))
+    reopened = open_session(get_settings(home=home, llm_provider="llamacpp", llm_model=TEST_LLM))
     [turn] = reopened.conversations.history("trust", with_candidates=True)
     assert (turn.question, turn.answer) == (answers[0].question, answers[0].answer)
     assert turn.citations == answers[0].citations and turn.support == answers[0].support
     assert turn.confidence == answers[0].confidence and turn.timings_ms == answers[0].timings_ms
-    assert turn.hits and turn.hits[0].chunk.source == "vendor-notice.md"  # retrieval details too
+    assert turn.candidates and turn.candidates[0].chunk.source == "vendor-notice.md"  # retrieval details too
 
     listed = json.loads(ragchat(home, "history", "list", "--json").stdout)
     assert [(s["session_id"], s["turns"]) for s in listed] == [("trust-2", 1), ("trust", 1)]
@@ -125,11 +126,11 @@ def test_the_query_log_records_retrieval_answer_and_stage_timings(asked: tuple[P
 
 
 def test_nothing_unmasked_reaches_the_database_file(home: Path) -> None:
-    service = RagService(get_settings())
+    service = open_session(get_settings())
     question = "Email anna.berg@example.com or call +44 20 7946 0958 from 10.1.2.3 about who painted the Mona Lisa?"
-    asked = service.ask(question, session_id="pii")
+    asked = service.ask(question, AskOptions(session_id="pii"))
     assert asked.answer == REFUSAL_TEXT  # nothing is indexed: refused without the model
-    stated = service.ask("My password is hunter2.", session_id="pii")
+    stated = service.ask("My password is hunter2.", AskOptions(session_id="pii"))
     assert "Not saved" in (stated.memory_note or stated.answer)
 
     raw = sqlite_bytes(service.settings.db_path)

@@ -14,18 +14,20 @@ from pathlib import Path
 
 import pytest
 
+from core.schemas import Answer
+from core.settings import get_settings
 from rag.conversations import ForeignSession
-from ragchat.schemas import Answer
-from ragchat.service import RagService
-from ragchat.settings import get_settings
+from rag.pipeline import AskOptions
+from ragchat.application import open_session
+from ragchat.session import Session
 from tests.conftest import TEST_LLM
 
 NOTE = "# Travel policy\n\nThe Zephyr office reimburses train tickets in first class for trips over four hours.\n"
 NOTE_QUERY = "Zephyr office train tickets first class"
 
 
-def service_at(home: Path, **overrides: object) -> RagService:
-    return RagService(
+def service_at(home: Path, **overrides: object) -> Session:
+    return open_session(
         get_settings(
             home=home, llm_provider="llamacpp", llm_model=TEST_LLM, reranker_dir=home / "no-reranker", **overrides
         )
@@ -46,18 +48,18 @@ def shared_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def root(shared_home: Path) -> RagService:
+def root(shared_home: Path) -> Session:
     return service_at(shared_home)
 
 
-def test_two_users_stating_facts_at_once_each_get_only_their_own(root: RagService, shared_home: Path) -> None:
-    alice, bob = root.for_user("alice"), root.for_user("Bob")
-    assert root.for_user("ALICE") is alice and bob.user == "bob" and root.for_user(None) is root
+def test_two_users_stating_facts_at_once_each_get_only_their_own(root: Session, shared_home: Path) -> None:
+    alice, bob = root.app.session("alice"), root.app.session("Bob")
+    assert root.app.session("ALICE") is alice and bob.user == "bob" and root.app.session(None) is root
     start = threading.Barrier(2)
 
-    def say(service: RagService, session: str, message: str) -> Answer:
+    def say(service: Session, session: str, message: str) -> Answer:
         start.wait(timeout=60)
-        return service.ask(message, session_id=session)
+        return service.ask(message, AskOptions(session_id=session))
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         said_by_alice = pool.submit(say, alice, "alice-1", "I'm a Project Finance Analyst.")
@@ -75,10 +77,13 @@ def test_two_users_stating_facts_at_once_each_get_only_their_own(root: RagServic
     assert alice.memory.facts().user == ["User is a Project Finance Analyst."]
     assert [e.summary for e in bob.memory.last_turn()] == ["User prefers weekly summaries on Mondays."]
     # One model, one embedder for everyone: bob's graph ran on the instance alice's did.
-    assert alice.llm() is bob.llm() is root.llm() and alice.embedder is bob.embedder is root.embedder
+    assert (
+        alice.app.llm() is bob.app.llm() is root.app.llm()
+        and alice.app.embedder is bob.app.embedder is root.app.embedder
+    )
 
     # Company memory is the company's: what alice states, bob's answers see; it lives in RAGCHAT_HOME.
-    said = alice.ask("Our company just migrated from AWS to GCP last quarter.", session_id="alice-1")
+    said = alice.ask("Our company just migrated from AWS to GCP last quarter.", AskOptions(session_id="alice-1"))
     [(target, migration)] = [(w.target, w.summary) for w in said.memory_writes]
     assert target == "COMPANY" and "GCP" in migration
     assert _entries(shared_home / "COMPANY_MEMORY.md") == [migration]
@@ -88,17 +93,17 @@ def test_two_users_stating_facts_at_once_each_get_only_their_own(root: RagServic
     assert "User is a Project Finance Analyst." not in (users / "bob" / "USER_MEMORY.md").read_text(encoding="utf-8")
 
 
-def test_a_user_can_neither_list_nor_continue_another_users_conversation(root: RagService, shared_home: Path) -> None:
-    alice, bob = root.for_user("alice"), root.for_user("bob")
+def test_a_user_can_neither_list_nor_continue_another_users_conversation(root: Session, shared_home: Path) -> None:
+    alice, bob = root.app.session("alice"), root.app.session("bob")
     if not alice.conversations.sessions():  # when run on its own
-        alice.ask("Who painted the Mona Lisa?", session_id="alice-1")
+        alice.ask("Who painted the Mona Lisa?", AskOptions(session_id="alice-1"))
     assert "alice-1" in [s.session_id for s in alice.conversations.sessions()]
     assert "alice-1" not in [s.session_id for s in bob.conversations.sessions()]
     assert bob.export_conversation("alice-1") is None
     with pytest.raises(ForeignSession, match="'alice-1' belongs to another user"):
-        bob.ask("And what did I say before?", session_id="alice-1")
+        bob.ask("And what did I say before?", AskOptions(session_id="alice-1"))
     with pytest.raises(ForeignSession):
-        root.ask("Anything?", session_id="alice-1")  # the default user is another user too
+        root.ask("Anything?", AskOptions(session_id="alice-1"))  # the default user is another user too
     assert all(t.question != "And what did I say before?" for t in alice.conversations.history("alice-1"))
 
     listed = ragchat(shared_home, "history", "list", "--user", "bob", "--json")
@@ -115,7 +120,7 @@ def test_a_user_can_neither_list_nor_continue_another_users_conversation(root: R
     assert bad.returncode == 2 and "is not a valid user name" in bad.stderr
 
 
-def test_cli_memory_of_a_named_user(root: RagService, shared_home: Path) -> None:
+def test_cli_memory_of_a_named_user(root: Session, shared_home: Path) -> None:
     alice = json.loads(ragchat(shared_home, "memory", "--user", "Alice", "--json").stdout)
     assert alice["USER"] == ["User is a Project Finance Analyst."]
     assert Path(alice["files"]["USER"]) == shared_home / "users" / "alice" / "USER_MEMORY.md"
@@ -129,7 +134,7 @@ def test_cli_memory_of_a_named_user(root: RagService, shared_home: Path) -> None
 @pytest.mark.parametrize("documents", ["per_user", "shared"])
 def test_documents_are_per_user_or_shared_as_set(tmp_path: Path, documents: str) -> None:
     root = service_at(tmp_path / "home", documents=documents)
-    alice, bob = root.for_user("alice"), root.for_user("bob")
+    alice, bob = root.app.session("alice"), root.app.session("bob")
     note = tmp_path / "travel.md"
     note.write_text(NOTE, encoding="utf-8")
     assert alice.ingest_paths([note])[0].status == "indexed"
@@ -138,7 +143,10 @@ def test_documents_are_per_user_or_shared_as_set(tmp_path: Path, documents: str)
     bob_docs = [d.source for d in bob.documents()]
     if documents == "per_user":
         assert found_by_bob == [] and bob_docs == [] and root.documents() == []
-        assert alice.store is not bob.store and alice.store._name == "ragchat__alice"
+        assert (
+            alice.document_index.store is not bob.document_index.store
+            and alice.document_index.store._name == "ragchat__alice"
+        )
         assert (tmp_path / "home" / "users" / "alice" / "documents.sqlite3").is_file()
         for user, listed in (("alice", ["travel.md"]), ("bob", [])):
             shown = ragchat(tmp_path / "home", "docs", "--user", user, "--json", RAGCHAT_DOCUMENTS="per_user")
@@ -146,7 +154,7 @@ def test_documents_are_per_user_or_shared_as_set(tmp_path: Path, documents: str)
     else:
         assert found_by_bob == ["travel.md"] and bob_docs == ["travel.md"]
         assert alice.document_index is bob.document_index is root.document_index
-    assert alice.embedder is bob.embedder  # one embedder either way
+    assert alice.app.embedder is bob.app.embedder  # one embedder either way
 
 
 def _entries(path: Path) -> list[str]:

@@ -12,7 +12,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import UnknownElement
 
-from ragchat.settings import PROJECT_ROOT
+from core.settings import PROJECT_ROOT
 from tests.openmeteo_replay import (
     FORECAST_PATH,
     FREDERICK_CO,
@@ -48,7 +48,7 @@ def server(home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ReplayServer
 def open_weather_page() -> AppTest:
     """The app as app.py builds it, on its Weather page. AppTest.switch_page() takes a page *file*;
     st.Page(callable) pages have none, so the page is chosen by the url_path st.navigation registered."""
-    st.cache_resource.clear()  # no RagService left over from a test with another home
+    st.cache_resource.clear()  # no Session left over from a test with another home
     at = AppTest.from_file(str(APP), default_timeout=TIMEOUT_S).run()
     pages = {info.get("url_pathname"): page_hash for page_hash, info in at._registered_pages.items()}
     at._page_hash = pages["weather"]

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from ragchat.service import RagService
-from ragchat.settings import get_settings
+from core.settings import get_settings
+from ragchat.application import open_session
 from tests.openmeteo_replay import (
     FORECAST_PATH,
     FREDERICK_CO,
@@ -55,7 +55,7 @@ def test_json_is_the_same_analysis_the_service_returns(server: ReplayServer) -> 
     result = ragchat("London", "--days", "7", "--json", "--no-explain")
     assert result.returncode == 0, result.stderr
     printed = json.loads(result.stdout)
-    direct = RagService(get_settings()).weather(WeatherRequest(city="London", days=7, explain=False))
+    direct = open_session(get_settings()).app.weather(WeatherRequest(city="London", days=7, explain=False))
     expected = direct.model_dump(mode="json")
     for payload in (printed, expected):
         payload.pop("timings_ms")

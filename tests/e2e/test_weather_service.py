@@ -1,4 +1,4 @@
-"""RagService.weather end to end: settings → sandboxed subprocess → 127.0.0.1 replay server → validated
+"""App.weather end to end: settings → sandboxed subprocess → 127.0.0.1 replay server → validated
 analysis → explanation by the real 0.5B model (once) or a note saying why there is none."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from rag.llm.base import LLM, ChatMessage, LLMError, QueueListener
-from ragchat.service import RagService
-from ragchat.settings import get_settings
+from core.settings import get_settings
+from providers.llm.base import LLM, ChatMessage, LLMError, QueueListener
+from ragchat.application import open_session
 from tests.openmeteo_replay import (
     ARCHIVE_PATH,
     FORECAST_PATH,
@@ -45,7 +45,7 @@ def server(home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ReplayServer
 
 
 def weather(city: str = "London", **fields: object) -> WeatherAnalysis:
-    return RagService(get_settings()).weather(WeatherRequest(city=city, explain=False, **fields))  # type: ignore[arg-type]
+    return open_session(get_settings()).app.weather(WeatherRequest(city=city, explain=False, **fields))  # type: ignore[arg-type]
 
 
 def failure(city: str = "London", **fields: object) -> WeatherError:
@@ -197,8 +197,8 @@ class BrokenLLM(LLM):
 
 
 def test_a_failing_model_keeps_the_analysis_and_says_why(server: ReplayServer) -> None:
-    service = RagService(get_settings(), llm=BrokenLLM())
-    analysis = service.weather(WeatherRequest(city="London", days=7))
+    service = open_session(get_settings(), llm=BrokenLLM())
+    analysis = service.app.weather(WeatherRequest(city="London", days=7))
     assert analysis.daily and analysis.analytics.temperature_mean is not None
     assert analysis.explanation is None
     assert analysis.explanation_note == (
@@ -207,8 +207,8 @@ def test_a_failing_model_keeps_the_analysis_and_says_why(server: ReplayServer) -
 
 
 def test_the_real_model_explains_the_computed_figures(server: ReplayServer) -> None:
-    service = RagService(get_settings())
-    analysis = service.weather(WeatherRequest(city="London", days=7))
+    service = open_session(get_settings())
+    analysis = service.app.weather(WeatherRequest(city="London", days=7))
     assert analysis.explanation and len(analysis.explanation) > 40
     assert analysis.explanation_model is not None and "qwen2.5-coder-0.5b" in analysis.explanation_model
     assert analysis.timings_ms["explain_ms"] > 0

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rag.bm25_index import MAX_SEGMENTS, BM25Index
+from ingestion.bm25_index import MAX_SEGMENTS, BM25Index
 
 DOCS = {
     "c1": "The harbor warehouse stores frozen seafood for export.",

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag.bm25_tokenizer import tokenize
+from core.text import tokenize
 
 
 @pytest.mark.parametrize(

@@ -7,8 +7,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from rag.chroma_server import auth_headers, refused, server_url, store_label, unreachable
-from ragchat.settings import Settings, get_settings
+from core.settings import Settings, get_settings
+from providers.chroma_server import auth_headers, refused, server_url, store_label, unreachable
 
 
 @pytest.fixture

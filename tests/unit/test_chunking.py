@@ -1,8 +1,8 @@
 from __future__ import annotations
 
+from core.schemas import Document, Page
 from ingestion.chunking import blocks, chunk_document, locate, markdown_sections
 from ingestion.parsers import content_hash
-from ragchat.schemas import Document, Page
 
 
 def _document(file_type: str, pages: list[Page], source: str = "doc") -> Document:

@@ -1,8 +1,10 @@
 from __future__ import annotations
 
-from rag.citations import best_snippet, is_refusal, resolve_citations
-from ragchat.schemas import Chunk, Hit, Scores
-from ragchat.settings import REFUSAL_TEXT
+from core.schemas import Chunk, Hit, Scores
+from core.settings import REFUSAL_TEXT, Settings
+from rag.citations import CitationRules, best_snippet, is_refusal, resolve_citations
+
+RULES = CitationRules.from_settings(Settings())
 
 
 def _hit(n: int, text: str, page: int = 1) -> Hit:
@@ -28,7 +30,7 @@ HITS = [
 
 
 def test_valid_markers_become_citations_in_order() -> None:
-    text, citations = resolve_citations("Westland made 8.15 million [2]. Staff is 640 [1].", HITS)
+    text, citations = resolve_citations("Westland made 8.15 million [2]. Staff is 640 [1].", HITS, RULES)
     assert text == "Westland made 8.15 million [2]. Staff is 640 [1]."
     assert [(c.marker, c.source, c.page, c.method) for c in citations] == [
         (2, "file2.pdf", 2, "marker"),
@@ -38,26 +40,26 @@ def test_valid_markers_become_citations_in_order() -> None:
 
 
 def test_markers_to_sources_not_given_are_removed() -> None:
-    text, citations = resolve_citations("Staff is 640 [1][7]. Founded long ago [9].", HITS)
+    text, citations = resolve_citations("Staff is 640 [1][7]. Founded long ago [9].", HITS, RULES)
     assert "[7]" not in text and "[9]" not in text
     assert text == "Staff is 640 [1]. Founded long ago."
     assert [c.marker for c in citations] == [1]
 
 
 def test_grouped_markers_are_split_and_deduplicated() -> None:
-    text, citations = resolve_citations("Both hold [1, 2]. Again [2].", HITS)
+    text, citations = resolve_citations("Both hold [1, 2]. Again [2].", HITS, RULES)
     assert text.startswith("Both hold [1][2].")
     assert [c.marker for c in citations] == [1, 2]
 
 
 def test_uncited_answer_is_attributed_by_support_and_marked() -> None:
-    text, citations = resolve_citations("The Westland Q2 figure was 8.15 million.", HITS)
+    text, citations = resolve_citations("The Westland Q2 figure was 8.15 million.", HITS, RULES)
     assert [(c.marker, c.method) for c in citations] == [(2, "support")]
     assert text.endswith("[2]")
 
 
 def test_uncited_unsupported_answer_gets_no_citation() -> None:
-    text, citations = resolve_citations("Paris is the capital of France.", HITS)
+    text, citations = resolve_citations("Paris is the capital of France.", HITS, RULES)
     assert citations == []
     assert text == "Paris is the capital of France."
 
@@ -77,7 +79,7 @@ def test_refusal_detection() -> None:
 
 
 def test_best_snippet_picks_the_supporting_row() -> None:
-    assert best_snippet("North | 4.2\nWestland | 8.15", "Westland had 8.15") == "Westland | 8.15"
+    assert best_snippet("North | 4.2\nWestland | 8.15", "Westland had 8.15", RULES.snippet_chars) == "Westland | 8.15"
 
 
 def test_sentences_span_pdf_line_breaks_but_table_rows_stay_apart() -> None:
@@ -100,7 +102,7 @@ PRICES = [
 
 
 def test_a_marker_whose_source_lacks_the_figure_moves_to_the_source_that_has_it() -> None:
-    text, citations = resolve_citations("The Nimbus Home Hub costs 99 EUR [1].", PRICES)
+    text, citations = resolve_citations("The Nimbus Home Hub costs 99 EUR [1].", PRICES, RULES)
     assert text == "The Nimbus Home Hub costs 99 EUR [2]."
     assert [(c.marker, c.method, c.cited_as, c.page) for c in citations] == [(2, "corrected", 1, 2)]
     assert "99 EUR" in citations[0].snippet
@@ -108,13 +110,13 @@ def test_a_marker_whose_source_lacks_the_figure_moves_to_the_source_that_has_it(
 
 def test_a_marker_whose_source_lacks_the_words_moves_and_a_right_one_stays() -> None:
     answer = "The hub supports Zigbee and Thread devices [1]. Returns are accepted within 30 days [1]."
-    text, citations = resolve_citations(answer, PRICES)
+    text, citations = resolve_citations(answer, PRICES, RULES)
     assert text == "The hub supports Zigbee and Thread devices [3]. Returns are accepted within 30 days [1]."
     assert [(c.marker, c.method) for c in citations] == [(3, "corrected"), (1, "marker")]
 
 
 def test_a_marker_is_kept_when_no_other_source_does_better() -> None:
     answer = "Opened items get a restocking fee [1]. The fee for a 120 EUR item is 18 EUR [1]."
-    text, citations = resolve_citations(answer, PRICES)  # a computed figure no source holds
+    text, citations = resolve_citations(answer, PRICES, RULES)  # a computed figure no source holds
     assert text == answer
     assert [(c.marker, c.method) for c in citations] == [(1, "marker")]

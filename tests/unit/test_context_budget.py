@@ -1,7 +1,8 @@
 from __future__ import annotations
 
-from rag.context_budget import estimate_tokens, fit_hits, source_budget
-from ragchat.schemas import Chunk, Hit, Scores
+from core.schemas import Chunk, Hit, Scores
+from core.text import estimate_tokens
+from rag.context_budget import fit_hits, source_budget
 
 
 def hit(text: str, index: int = 0) -> Hit:
@@ -20,17 +21,17 @@ def test_estimate_errs_high_for_english_and_counts_cjk_per_character() -> None:
 
 def test_hits_are_taken_in_order_until_the_budget_is_spent() -> None:
     hits = [hit("word " * 60, i) for i in range(5)]  # ~100 tokens + header each
-    chosen = fit_hits(hits, budget=250)
+    chosen = fit_hits(hits, budget=250, header_tokens=16)
     assert [h.chunk.chunk_id for h in chosen] == ["c0", "c1"]
 
 
 def test_a_long_first_hit_is_cut_not_dropped() -> None:
-    chosen = fit_hits([hit("x" * 9000)], budget=100)
+    chosen = fit_hits([hit("x" * 9000)], budget=100, header_tokens=16)
     assert len(chosen) == 1 and estimate_tokens(chosen[0].chunk.text) <= 100
 
 
 def test_budget_reserves_the_answer_and_the_fixed_prompt_and_respects_the_cap() -> None:
-    assert source_budget(4096, 384, "q" * 300, cap=1500) == 1500
-    small = source_budget(1024, 384, "q" * 300, cap=1500)
+    assert source_budget(4096, 384, "q" * 300, cap=1500, overhead=64) == 1500
+    small = source_budget(1024, 384, "q" * 300, cap=1500, overhead=64)
     assert small == 1024 - 384 - estimate_tokens("q" * 300) - 64
-    assert source_budget(256, 384, "q", cap=1500) == 0
+    assert source_budget(256, 384, "q", cap=1500, overhead=64) == 0

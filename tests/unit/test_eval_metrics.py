@@ -6,9 +6,9 @@ import math
 
 import pytest
 
+from core.schemas import Chunk
 from eval import metrics
 from eval.dataset import GoldEvidence
-from ragchat.schemas import Chunk
 
 
 def chunk(text: str, source: str = "doc.md", page: int = 0, start: int = 0, cid: str | None = None) -> Chunk:

@@ -20,12 +20,12 @@ from ragas.metrics.collections.faithfulness.util import (
     StatementGeneratorOutput,
 )
 
+from core.schemas import ModelInfo
 from eval.judge import JudgeError, PortJudge, parse_reply
 from eval.ragas_metrics import RagasScorer
 from eval.results import EvalRun, MetricValue, QuestionResult
 from eval.runner import RagasStatus, summarize
-from rag.llm.base import LLM, ChatMessage, QueueListener
-from ragchat.schemas import ModelInfo
+from providers.llm.base import LLM, ChatMessage, QueueListener
 
 
 class WordCountEmbeddings(BaseRagasEmbedding):

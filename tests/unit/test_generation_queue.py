@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import pytest
 
-from rag.llm.generation_queue import GenerationQueue, QueueBusy, QueueWait
+from providers.llm.generation_queue import GenerationQueue, QueueBusy, QueueWait
 
 WAIT_S = 5.0  # bound on every wait for another thread in these tests
 

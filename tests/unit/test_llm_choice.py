@@ -7,14 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from rag.llm.base import LLMError
-from rag.llm.factory import resolve_llm
-from rag.llm.ollama_provider import ollama_models
-from rag.packaged_models import DEFAULT_APP_GGUF, PACKAGED_GGUFS, gguf_installed
-from ragchat.schemas import Retrieval
-from ragchat.settings import REFUSAL_TEXT, get_settings
-from tests.answerer_parts import build_answerer
+from core.schemas import Retrieval
+from core.settings import REFUSAL_TEXT, get_settings
+from providers.llm.base import LLMError
+from providers.llm.factory import resolve_llm
+from providers.llm.ollama_provider import ollama_models
+from providers.packaged_models import DEFAULT_APP_GGUF, PACKAGED_GGUFS, gguf_installed
+from rag.pipeline import AskOptions
 from tests.ollama_fake import FakeOllama
+from tests.pipeline_parts import build_pipeline
 
 CLOSED = "http://127.0.0.1:9"  # nothing listens on the discard port
 
@@ -69,7 +70,7 @@ def test_top_k_per_question_reaches_retrieval(tmp_path: Path) -> None:
     def no_llm() -> None:
         raise AssertionError("no model is needed when nothing was retrieved")
 
-    answerer = build_answerer(settings, retriever, no_llm)  # type: ignore[arg-type]
-    assert answerer.ask("What was the Q2 revenue?", top_k=2).result().answer == REFUSAL_TEXT
-    answerer.ask("What was the Q2 revenue?").result()
+    pipeline = build_pipeline(settings, retriever, no_llm)  # type: ignore[arg-type]
+    assert pipeline.ask("What was the Q2 revenue?", AskOptions(top_k=2)).result().answer == REFUSAL_TEXT
+    pipeline.ask("What was the Q2 revenue?").result()
     assert retriever.asked == [2, 4]

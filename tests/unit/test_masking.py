@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag.masking import mask, mask_data
+from core.masking import mask, mask_data
 
 
 @pytest.mark.parametrize(

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from core.settings import Settings, get_settings
 from memory.dedup import compare
-from rag.embedder import Embedder
-from ragchat.settings import get_settings
+from providers.embedder import Embedder
 
 
 @pytest.fixture(scope="module")
@@ -37,5 +37,5 @@ MEETINGS = "Company holds team meetings every Friday at 10 AM."
     ],
 )
 def test_compare(embed, new: str, existing: list[str], action: str, match: str | None) -> None:
-    result = compare(new, existing, embed)
+    result = compare(new, existing, embed, Settings.model_fields["memory_related_similarity"].default)
     assert (result.action, result.match) == (action, match)

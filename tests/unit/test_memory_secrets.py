@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory.secrets import find_secret
+from core.secrets import find_secret
 
 
 @pytest.mark.parametrize(

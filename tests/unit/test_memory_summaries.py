@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from core.schemas import MemoryDecision
 from memory.analyzer import DECISION_SCHEMA, Rejected, analyze, checked_summary
 from memory.prefilter import Statement
 from memory.third_person import third_person
-from ragchat.schemas import MemoryDecision
 from tests.recording_llm import RecordingLLM
 
 

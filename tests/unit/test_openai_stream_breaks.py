@@ -9,8 +9,8 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Literal
 
-from rag.llm.base import ChatMessage, LLMError
-from rag.llm.openai_compat import OpenAICompatLLM
+from providers.llm.base import ChatMessage, LLMError
+from providers.llm.openai_compat import OpenAICompatLLM
 
 PROMPT = [ChatMessage(role="user", content="hi")]
 WORDS = ["Hello", " there"]

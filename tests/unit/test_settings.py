@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from ragchat.settings import PROJECT_ROOT, get_settings
+from core.settings import PROJECT_ROOT, get_settings
 
 
 def test_defaults_put_data_in_the_project_root(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from rag.citations import resolve_citations
-from rag.embedder import Embedder
+from core.schemas import Hit, SentenceSupport
+from core.settings import Settings, get_settings
+from providers.embedder import Embedder
+from rag.citations import CitationRules, resolve_citations
 from rag.support import Embed, SupportChecker, confidence, key_terms
-from ragchat.schemas import Hit, SentenceSupport
-from ragchat.settings import get_settings
 from tests.unit.test_citations import _hit
+
+RULES = CitationRules.from_settings(Settings())
 
 HITS = [
     _hit(1, "The warehouse employs 640 people. It opened in 1998 in Northgate.", page=3),
@@ -18,11 +20,13 @@ HITS = [
     _hit(3, "Forklift operators complete a two-day certification before their first shift."),
 ]
 DEFAULTS = get_settings()
-LEXICAL = SupportChecker(None, DEFAULTS.support_min_overlap, DEFAULTS.support_min_similarity)
+LEXICAL = SupportChecker(
+    None, DEFAULTS.support_min_term_share, DEFAULTS.support_min_similarity, DEFAULTS.support_min_terms
+)
 
 
 def check(checker: SupportChecker, answer: str, hits: list[Hit] = HITS) -> list[SentenceSupport]:
-    text, citations = resolve_citations(answer, hits)
+    text, citations = resolve_citations(answer, hits, RULES)
     return checker.check(text, citations, hits)
 
 
@@ -35,17 +39,17 @@ def test_a_sentence_is_checked_against_the_sources_it_cites() -> None:
     [moved] = check(LEXICAL, "Westland made 8.15 million [1].")
     assert moved.supported and moved.sources == [2]
     # A sentence is checked against the source it names, not against all of them.
-    text, citations = resolve_citations("Westland made 8.15 million [2].", HITS)
+    text, citations = resolve_citations("Westland made 8.15 million [2].", HITS, RULES)
     [wrong] = LEXICAL.check(text.replace("[2]", "[1]"), citations, HITS)
     assert not wrong.supported and wrong.sources == [1] and "8.15" in wrong.missing
 
 
 def test_a_changed_figure_or_name_is_unsupported_even_with_high_overlap() -> None:
     [figure] = check(LEXICAL, "The warehouse employs 650 people [1].")
-    assert not figure.supported and figure.missing == ["650"] and figure.overlap >= DEFAULTS.support_min_overlap
+    assert not figure.supported and figure.missing == ["650"] and figure.overlap >= DEFAULTS.support_min_term_share
     [name] = check(LEXICAL, "It opened in 1998 in Southport [1].")
     assert not name.supported and name.missing == ["Southport"]
-    assert figure.score < DEFAULTS.min_confidence and name.score < DEFAULTS.min_confidence  # halved
+    assert figure.score < DEFAULTS.low_confidence_threshold and name.score < DEFAULTS.low_confidence_threshold  # halved
 
 
 def test_unmarked_sentences_use_the_cited_sources_and_an_uncited_answer_uses_all() -> None:
@@ -84,9 +88,11 @@ def embed() -> Embed:
 
 
 def test_the_embedding_signal_accepts_a_paraphrase_the_words_miss(embed: Embed) -> None:
-    checker = SupportChecker(embed, DEFAULTS.support_min_overlap, DEFAULTS.support_min_similarity)
+    checker = SupportChecker(
+        embed, DEFAULTS.support_min_term_share, DEFAULTS.support_min_similarity, DEFAULTS.support_min_terms
+    )
     [paraphrase] = check(checker, "Forklift drivers are certified in a two-day course before they start [3].")
-    assert paraphrase.overlap < DEFAULTS.support_min_overlap
+    assert paraphrase.overlap < DEFAULTS.support_min_term_share
     assert paraphrase.similarity is not None and paraphrase.similarity >= DEFAULTS.support_min_similarity
     assert paraphrase.supported
     [unrelated] = check(checker, "The cafeteria serves vegetarian lunches every Tuesday [3].")

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from core.schemas import MemoryWrite
 from memory.memory_log import MemoryLog
 from rag.conversations import ConversationStore, ForeignSession
 from rag.query_log import QueryLog
 from rag.rate_limit import RateLimiter
-from ragchat.schemas import MemoryWrite
 from tests.unit.test_conversations import answer
 
 # The turns table as it was before users and candidates (the oldest file the store must open).
@@ -84,9 +84,9 @@ def test_the_memory_log_shows_each_user_their_own_last_turn(tmp_path: Path) -> N
 def test_the_query_log_shows_each_user_their_own_questions(tmp_path: Path) -> None:
     db = tmp_path / "ragchat.sqlite3"
     alice, bob = QueryLog(db, "alice"), QueryLog(db, "bob")
-    alice.record(answer("alice asks"), given=[])
-    bob.record(answer("bob asks"), given=[])
-    bob.record(answer("bob asks again"), given=[])
+    alice.record(answer("alice asks"))
+    bob.record(answer("bob asks"))
+    bob.record(answer("bob asks again"))
     assert (alice.count(), bob.count(), QueryLog(db).count()) == (1, 2, 0)
     assert [e.question for e in alice.entries()] == ["alice asks"]
     assert [e.question for e in bob.entries()] == ["bob asks again", "bob asks"]

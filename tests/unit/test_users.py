@@ -7,15 +7,9 @@ from pathlib import Path
 import pytest
 from chromadb.api.segment import check_index_name
 
-from ragchat.settings import get_settings
-from ragchat.users import (
-    InvalidUserName,
-    MissingUserHeader,
-    collection_for,
-    user_from_headers,
-    user_name,
-    user_space,
-)
+from core.settings import get_settings
+from core.user_space import collection_for, user_space
+from core.users import InvalidUserName, MissingUserHeader, user_from_headers, user_name
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from ragchat.settings import get_settings
+from core.settings import get_settings
 from tools.weather_models import WeatherRequest, request_error_message
 
 

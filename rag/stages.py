@@ -1,0 +1,251 @@
+"""The stages of the answer path, in the order rag/pipeline.py runs them.
+
+Each stage is a small class with one `run()` that takes and returns typed values (core.schemas), so a
+test can run any stage alone. The rules themselves live in the modules the stages call (guardrails,
+query_rewriter, retriever, context_budget, prompting, citations, support); a stage holds only the
+settings and parts it needs.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Callable, Iterator
+from typing import Protocol
+
+from core.schemas import (
+    Answer,
+    Citation,
+    Evidence,
+    Given,
+    GuardrailOutcome,
+    Hit,
+    MemoryFacts,
+    MemoryOutcome,
+    Retrieval,
+    SentenceSupport,
+)
+from core.settings import Settings
+from providers.llm.base import LLM, ChatMessage, QueueListener
+from rag.citations import CitationRules, resolve_citations
+from rag.context_budget import fit_hits, source_budget
+from rag.conversations import ConversationStore
+from rag.guardrails import Guardrails
+from rag.prompting import SYSTEM_PROMPT, build_memory_messages, build_messages, format_memory
+from rag.query_log import QueryLog
+from rag.query_rewriter import fallback_query, rewrite_query
+from rag.retriever import HybridRetriever
+from rag.support import SupportChecker
+
+log = logging.getLogger(__name__)
+
+Timings = dict[str, float]
+
+_FIRST_PERSON = re.compile(r"\b(i|i'm|me|my|mine|we|we're|us|our|ours)\b", re.IGNORECASE)
+
+
+class MemoryPort(Protocol):
+    """What the answer path needs of memory (memory.Memory provides it; rag never imports memory)."""
+
+    def context_for(self, question: str) -> MemoryFacts: ...
+
+    def closeness(self, question: str, facts: MemoryFacts) -> float: ...
+
+    def only_states_facts(self, message: str) -> bool: ...
+
+    def remember(self, message: str, session_id: str | None = None) -> MemoryOutcome: ...
+
+
+def elapsed_ms(since: float) -> float:
+    return round((time.perf_counter() - since) * 1000, 1)
+
+
+class Guard:
+    """Length, prompt injection and rate limit, before anything else: a stopped question costs no
+    retrieval and no model call, and its notice says what to do."""
+
+    def __init__(self, guardrails: Guardrails) -> None:
+        self._guardrails = guardrails
+
+    def run(self, question: str, rate_key: str | None) -> GuardrailOutcome | None:
+        return self._guardrails.check(question, rate_key)
+
+
+class Rewrite:
+    """A follow-up becomes a standalone search query (only with history); without a usable model the
+    previous query plus the follow-up is searched, and generation reports the model's failure."""
+
+    def __init__(self, llm: Callable[[], LLM], conversations: ConversationStore, settings: Settings) -> None:
+        self._llm = llm
+        self._conversations = conversations
+        self._turns = settings.rewrite_history_turns
+        self._answer_chars = settings.rewrite_answer_chars
+
+    def run(self, question: str, session_id: str | None, queue: QueueListener, timings: Timings) -> str:
+        history = self._conversations.history(session_id, last=self._turns) if session_id else []
+        history = [turn for turn in history if turn.guardrail is None]  # a stopped question is no context
+        if not history:
+            return question
+        started = time.perf_counter()
+        try:
+            llm = _load(self._llm, timings)
+            return rewrite_query(llm, question, history, self._answer_chars, queue)
+        except Exception as exc:  # model missing, server down: still search
+            log.warning("query rewriting failed (%s); searching with the previous query added", exc)
+            return fallback_query(question, history)
+        finally:
+            timings["rewrite_ms"] = elapsed_ms(started)
+
+
+class Retrieve:
+    """Hybrid BM25 + dense search, fused, then reranked when a reranker exists."""
+
+    def __init__(self, retriever: HybridRetriever) -> None:
+        self._retriever = retriever
+
+    def run(self, query: str, top_k: int, bm25_weight: float, rerank: bool) -> Retrieval:
+        return self._retriever.search(query, top_k, bm25_weight, rerank)
+
+
+class SelectEvidence:
+    """The chunks the model may see: those at or above the refusal threshold, cut to the prompt's
+    token budget (what the question, the query and the memory block leave of it)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self._settings = settings
+
+    def run(self, question: str, search_query: str, retrieval: Retrieval, memory: MemoryFacts) -> list[Hit]:
+        settings = self._settings
+        relevant = [h for h in retrieval.hits if (h.scores.dense or 0.0) >= settings.refusal_threshold]
+        fixed = SYSTEM_PROMPT + question + search_query + format_memory(memory)
+        budget = source_budget(
+            settings.llm_context,
+            settings.llm_max_tokens,
+            fixed,
+            settings.context_tokens,
+            settings.prompt_overhead_tokens,
+        )
+        return fit_hits(relevant, budget, settings.source_header_tokens)
+
+
+class DecideAnswerability:
+    """Answer from the evidence, from memory alone, or not at all (the refusal, no model call).
+
+    A question about the user or their company ("what is my role?") that memory matches better than
+    any passage is answered from memory, without citations."""
+
+    def __init__(self, memory: MemoryPort | None, memory_min_similarity: float) -> None:
+        self._memory = memory
+        self._min_similarity = memory_min_similarity
+
+    def run(self, question: str, evidence: list[Hit], memory: MemoryFacts) -> Given:
+        if self._about_memory(question, evidence, memory):
+            return Given(mode="memory", memory=memory)
+        if evidence:
+            numbered = [Evidence(id=n, hit=hit) for n, hit in enumerate(evidence, start=1)]
+            return Given(mode="sources", memory=memory, evidence=numbered)
+        return Given(mode="none")
+
+    def _about_memory(self, question: str, evidence: list[Hit], memory: MemoryFacts) -> bool:
+        if self._memory is None or not memory or not _FIRST_PERSON.search(question):
+            return False
+        best_passage = max((h.scores.dense or 0.0 for h in evidence), default=0.0)
+        return self._memory.closeness(question, memory) > max(best_passage, self._min_similarity)
+
+
+class BuildPrompt:
+    """The messages for the model: the system prompt never changes (llama.cpp reuses its cache)."""
+
+    def run(self, question: str, search_query: str, given: Given) -> list[ChatMessage]:
+        if given.mode == "memory":
+            return build_memory_messages(question, given.memory)
+        return build_messages(question, given.hits, search_query, given.memory)
+
+
+class Generate:
+    """Stream the model's reply, timing the first token and recording llama.cpp's prompt cache use."""
+
+    def __init__(self, llm: Callable[[], LLM], settings: Settings) -> None:
+        self._llm = llm
+        self._max_tokens = settings.llm_max_tokens
+        self._temperature = settings.llm_temperature
+
+    def run(self, messages: list[ChatMessage], started: float, timings: Timings, queue: QueueListener) -> Iterator[str]:
+        llm = _load(self._llm, timings)
+        generation_started = time.perf_counter()
+        first = True
+        for token in llm.stream(messages, self._max_tokens, self._temperature, queue):
+            if first:
+                timings["first_token_ms"] = elapsed_ms(started)
+                first = False
+            yield token
+        timings["generate_ms"] = elapsed_ms(generation_started)
+        prompt = getattr(llm, "last_timings", {})
+        if prompt.get("prompt_n") is not None:
+            # llama.cpp: prompt tokens processed now vs reused from its cache (the system prompt).
+            timings["prompt_tokens"] = float(prompt["prompt_n"])
+            timings["cached_prompt_tokens"] = float(prompt.get("cache_n", 0))
+
+
+class ResolveCitations:
+    """Keep the markers that name given evidence, move misplaced ones, attribute an unmarked answer."""
+
+    def __init__(self, rules: CitationRules) -> None:
+        self._rules = rules
+
+    def run(self, text: str, given: Given) -> tuple[str, list[Citation]]:
+        return resolve_citations(text, given.hits, self._rules)
+
+
+class CheckSupport:
+    """Whether each sentence's cited evidence holds it (terms, names, numbers, or a close paraphrase)."""
+
+    def __init__(self, checker: SupportChecker) -> None:
+        self._checker = checker
+
+    def run(self, text: str, citations: list[Citation], given: Given, timings: Timings) -> list[SentenceSupport]:
+        started = time.perf_counter()
+        support = self._checker.check(text, citations, given.hits)
+        timings["support_ms"] = elapsed_ms(started)
+        return support
+
+
+class NoteFacts:
+    """A message that only states facts ("I'm a Project Finance Analyst.") is not a question for the
+    documents: the memory graph runs now, and what it noted is the reply."""
+
+    def __init__(self, memory: MemoryPort | None) -> None:
+        self._memory = memory
+
+    def applies(self, message: str) -> bool:
+        return self._memory is not None and self._memory.only_states_facts(message)
+
+    def run(self, message: str, session_id: str | None, timings: Timings) -> MemoryOutcome:
+        assert self._memory is not None
+        started = time.perf_counter()
+        try:
+            return self._memory.remember(message, session_id)
+        finally:
+            timings["memory_ms"] = elapsed_ms(started)
+
+
+class Record:
+    """Every turn is logged; a turn with a session id is also kept with its conversation (both masked)."""
+
+    def __init__(self, conversations: ConversationStore, query_log: QueryLog) -> None:
+        self._conversations = conversations
+        self._query_log = query_log
+
+    def run(self, answer: Answer) -> Answer:
+        if answer.session_id:
+            self._conversations.append(answer.session_id, answer)
+        self._query_log.record(answer)
+        return answer
+
+
+def _load(llm: Callable[[], LLM], timings: Timings) -> LLM:
+    started = time.perf_counter()
+    model = llm()
+    timings["llm_load_ms"] = timings.get("llm_load_ms", 0.0) + elapsed_ms(started)
+    return model

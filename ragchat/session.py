@@ -1,0 +1,260 @@
+"""One user's view of ragchat: the Python API behind the Streamlit app, the CLI and the tests.
+
+A Session holds what is the user's own (memory, conversations, query log, rate limit, and the document
+index: the shared one, or their own with RAGCHAT_DOCUMENTS=per_user) and borrows the process's models
+from its App. `ask_stream` returns a Turn: the answer streams first, and the memory pass after it is
+the Turn's last stage, so no caller has to remember to run it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from functools import cached_property
+from pathlib import Path
+
+from core.schemas import (
+    Answer,
+    Chunk,
+    DocumentRecord,
+    IngestProgress,
+    IngestResult,
+    ModelInfo,
+    Redaction,
+    Retrieval,
+    doc_id_for,
+)
+from core.settings import Settings
+from core.user_space import UserSpace
+from ingestion.indexer import Progress, no_progress
+from memory.markdown_store import memory_files
+from memory.memory import Memory
+from memory.memory_log import MemoryLog
+from providers.chroma_server import store_label
+from rag.conversation_export import conversation_markdown
+from rag.conversations import ConversationStore
+from rag.guardrails import Guardrails
+from rag.pipeline import AnswerPipeline, AnswerStream, AskOptions
+from rag.query_log import QueryLog
+from rag.rate_limit import RateLimiter
+from rag.support import SupportChecker
+from ragchat.document_index import DocumentIndex, IndexOpened
+from ragchat.ingest_jobs import IngestJobs
+from ragchat.process_models import ProcessModels
+
+
+class Session:
+    def __init__(self, app: ProcessModels, space: UserSpace, index: DocumentIndex) -> None:
+        """Made by ragchat.application.App.session(user), which passes itself as `app` (the models it
+        shares, and `app.session(other)` for another user's session); `index` is the shared document
+        index or this user's own."""
+        self.app = app
+        self.settings: Settings = app.settings
+        self.user = space.user
+        self.space = space
+        self.document_index = index
+
+    # ---- documents ------------------------------------------------------------------------------
+    def open_index(self) -> IndexOpened:
+        """Open the document index: crash recovery and reconciliation with the vector store, once per
+        process (every search, ask and ingest does it first). Raises VectorStoreUnavailable when a
+        Chroma server cannot be used."""
+        return self.document_index.open()
+
+    @property
+    def jobs(self) -> IngestJobs:
+        """Background ingests for the app: one worker, progress to poll, cancel between batches."""
+        return self.document_index.jobs
+
+    def ingest_bytes(
+        self,
+        name: str,
+        data: bytes,
+        progress: Progress = no_progress,
+        password: str | None = None,
+        redact: bool | None = None,
+        cancel: threading.Event | None = None,
+    ) -> IngestResult:
+        """Index one file. redact None follows RAGCHAT_REDACT_PII; cancel stops between batches and
+        leaves the index as it was (status "cancelled"). A Chroma server that cannot be reached fails
+        the file with the reason, like any other failure."""
+        return self.document_index.ingest_bytes(name, data, progress, password=password, redact=redact, cancel=cancel)
+
+    def ingest_paths(
+        self,
+        paths: list[Path],
+        password: str | None = None,
+        redact: bool | None = None,
+        progress: Callable[[str, IngestProgress], None] | None = None,
+    ) -> list[IngestResult]:
+        results: list[IngestResult] = []
+        for path in paths:
+            try:
+                data = path.read_bytes()
+            except OSError as exc:
+                reason = exc.strerror or str(exc)
+                results.append(IngestResult(source=path.name, status="failed", error=f"cannot read the file: {reason}"))
+                continue
+            report = (lambda update, name=path.name: progress(name, update)) if progress else no_progress
+            results.append(self.ingest_bytes(path.name, data, report, password=password, redact=redact))
+        return results
+
+    def indexed_chunks(self) -> list[Chunk]:
+        """Every chunk the vector store holds (evaluation checks its gold evidence against them)."""
+        return [chunk for batch in self.document_index.store.iter_chunks() for chunk in batch]
+
+    def documents(self) -> list[DocumentRecord]:
+        """The registry's documents (local, so listed even while a Chroma server is down). Which of them
+        the vector store lost chunks of is recorded when the index is opened."""
+        return self.document_index.registry.all()
+
+    def redactions(self, source: str) -> list[Redaction]:
+        """The redaction report of a document (empty when it was indexed without redaction)."""
+        return self.document_index.registry.redactions(doc_id_for(source))
+
+    def delete(self, source: str) -> bool:
+        self.open_index()
+        return self.document_index.indexer.delete(source)
+
+    def index_problems(self) -> list[str]:
+        """Why the index does not fit the current settings; [] when it does (see `reindex`)."""
+        return self.document_index.indexer.index_problems()
+
+    def reindex(self, progress: Progress = no_progress) -> list[IngestResult]:
+        """Rebuild every document's chunks and vectors with the current settings, from stored page texts."""
+        return self.document_index.reindex(progress)
+
+    def search(
+        self, query: str, k: int | None = None, bm25_weight: float | None = None, rerank: bool = True
+    ) -> Retrieval:
+        self.document_index.require_current()
+        weight = self.settings.bm25_weight if bm25_weight is None else bm25_weight
+        return self.document_index.retriever.search(query, k or self.settings.top_k, weight, rerank)
+
+    # ---- questions ------------------------------------------------------------------------------
+    @cached_property
+    def conversations(self) -> ConversationStore:
+        return ConversationStore(self.settings.db_path, self.user)
+
+    @cached_property
+    def memory(self) -> Memory:
+        """USER_MEMORY.md and COMPANY_MEMORY.md (in RAGCHAT_HOME for the default user; see
+        core/user_space.py for a named one), and the graph that writes them."""
+        settings = self.settings
+        return Memory(
+            memory_files(self.space.user_memory_dir, self.space.company_memory_dir),
+            MemoryLog(settings.db_path, self.user),
+            self.app.llm,
+            lambda texts: self.app.embedder.embed(texts),
+            settings.memory_min_confidence,
+            settings.memory_context_tokens,
+            settings.memory_related_similarity,
+        )
+
+    @cached_property
+    def query_log(self) -> QueryLog:
+        return QueryLog(self.settings.db_path, self.user)
+
+    @cached_property
+    def pipeline(self) -> AnswerPipeline:
+        settings = self.settings
+        guardrails = Guardrails(
+            settings.max_question_chars, RateLimiter(settings.db_path, settings.rate_limit_per_minute, user=self.user)
+        )
+        support = SupportChecker(
+            lambda texts: self.app.embedder.embed(texts),
+            settings.support_min_term_share,
+            settings.support_min_similarity,
+            settings.support_min_terms,
+        )
+        return AnswerPipeline(
+            settings,
+            self.document_index.retriever,
+            self.conversations,
+            self.app.llm,
+            self.models,
+            guardrails,
+            support,
+            self.query_log,
+            self.memory if settings.memory_enabled else None,
+        )
+
+    def models(self) -> ModelInfo:
+        return ModelInfo(
+            llm=self.app.llm_label,
+            embedder=self.app.embedder.label,
+            reranker=self.app.reranker[1],
+            vector_store=store_label(self.settings.model_copy(update={"collection": self.space.collection})),
+        )
+
+    def ask_stream(self, question: str, options: AskOptions | None = None) -> Turn:
+        """One chat turn. ForeignSession when `options.session_id` is another user's conversation."""
+        options = options or AskOptions()
+        if options.session_id:
+            self.conversations.check_session(options.session_id)
+        self.document_index.require_current()
+        return Turn(self, self.pipeline.ask(question, options))
+
+    def ask(self, question: str, options: AskOptions | None = None) -> Answer:
+        """Ask and wait: the answer with the memory pass done."""
+        return self.ask_stream(question, options).finish()
+
+    def export_conversation(self, session_id: str) -> str | None:
+        """The conversation as Markdown with its citations; None when no such conversation exists."""
+        summary = self.conversations.summary(session_id)
+        if summary is None:
+            return None
+        return conversation_markdown(summary, self.conversations.history(session_id))
+
+    def needs_memory_pass(self, answer: Answer) -> bool:
+        """Does this answered turn still need the memory graph? Only when memory is on, the message
+        may state a fact, and the graph has not already run for it (a statement-only message)."""
+        return (
+            self.settings.memory_enabled
+            and answer.guardrail is None
+            and answer.memory_note is None
+            and self.memory.may_hold_facts(answer.question)
+        )
+
+    def remember_turn(self, answer: Answer) -> Answer:
+        """The memory stage: the graph runs on the turn's question after it was answered (so it never
+        delays the answer), and what it wrote is recorded on the answer and its stored turn."""
+        if not self.needs_memory_pass(answer):
+            return answer
+        outcome = self.memory.remember(answer.question, answer.session_id)
+        updated = answer.model_copy(update={"memory_writes": outcome.writes, "memory_note": outcome.note or None})
+        if answer.session_id:
+            self.conversations.replace_last(answer.session_id, updated)
+        return updated
+
+
+class Turn:
+    """One question's turn: read `tokens()` as they stream, then `finish()` runs the memory stage
+    (check `needs_memory` first to show that it is running) and returns the final answer."""
+
+    def __init__(self, session: Session, stream: AnswerStream) -> None:
+        self._session = session
+        self._stream = stream
+        self.guardrail = stream.guardrail
+        self.messages = stream.messages
+        self._finished: Answer | None = None
+
+    def tokens(self) -> Iterator[str]:
+        return self._stream.tokens()
+
+    def close(self) -> None:
+        """Stop generating (the reader left before the end)."""
+        self._stream.close()
+
+    def result(self) -> Answer:
+        """The answer as generated, before the memory stage."""
+        return self._stream.result()
+
+    @property
+    def needs_memory(self) -> bool:
+        return self._finished is None and self._session.needs_memory_pass(self.result())
+
+    def finish(self) -> Answer:
+        if self._finished is None:
+            self._finished = self._session.remember_turn(self.result())
+        return self._finished
