@@ -9,8 +9,14 @@ text is re-tokenized). BM25 itself is computed at query time from the live rows,
 length are always exact after deletes.
 
 Every write commits by atomically replacing `manifest.json`; files it does not name are leftovers of
-an interrupted write and are removed on the next commit. Start-up loads the vocabulary and the
-segments with numpy: nothing is re-read from Chroma.
+an interrupted write (or of a replaced state) and are removed on the next commit. Start-up loads the
+vocabulary and the segments with numpy: nothing is re-read from Chroma.
+
+Several processes may share the directory: one writes at a time (the caller holds the home's write
+lock, ingestion/write_lock.py) and calls `reload_if_changed()` first, so it commits on top of what
+the previous writer left; a reader never writes, and reloads when the manifest was replaced. A reader
+that finds a file gone between reading the manifest and loading it (a writer committed meanwhile)
+reads the new manifest and loads again.
 
 Why not rank-bm25 or bm25s: both index a fixed corpus (an add or delete rebuilds everything), and
 rank-bm25 scores with a Python loop over every document; bench/retrieval.py measures all three.
@@ -62,7 +68,7 @@ class BM25Index:
         self._terms: dict[str, int] = {}
         self._vocab: list[str] = []
         self._segments: list[Segment] = []
-        directory.mkdir(parents=True, exist_ok=True)
+        self._loaded_manifest: tuple[int, int, int] | None = None
         self._load()
 
     # ---- reading -------------------------------------------------------------------------------
@@ -113,6 +119,7 @@ class BM25Index:
         if not chunk_ids:
             return
         tokenized = [tokenize(text) for text in texts]
+        self.directory.mkdir(parents=True, exist_ok=True)
         with self._lock:
             vocab_before = len(self._vocab)
             rows: list[int] = []
@@ -204,6 +211,14 @@ class BM25Index:
         self._segments = [s for s in self._segments if s.name not in names] + [merged]
 
     def _append_vocab(self, terms: list[str]) -> None:
+        """Add new terms to vocab.txt after the committed ones; terms a killed write appended and never
+        committed are cut off first, so line n is always term id n."""
+        committed = "".join(f"{t}\n" for t in self._vocab[: len(self._vocab) - len(terms)]).encode("utf-8")
+        path = self.directory / "vocab.txt"
+        if path.exists() and path.stat().st_size != len(committed):
+            tmp = path.with_suffix(".tmp-vocab")
+            tmp.write_bytes(committed)
+            os.replace(tmp, path)
         if terms:
             with (self.directory / "vocab.txt").open("a", encoding="utf-8") as handle:
                 handle.write("".join(f"{t}\n" for t in terms))
@@ -212,6 +227,7 @@ class BM25Index:
 
     def _commit(self) -> None:
         """Write new segments and masks under fresh names, then switch the manifest to them."""
+        self.directory.mkdir(parents=True, exist_ok=True)
         for segment in self._segments:
             if not (self.directory / f"{segment.name}.npz").exists():
                 tf = segment.tf
@@ -238,31 +254,53 @@ class BM25Index:
         tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps(manifest), encoding="utf-8")
         os.replace(tmp, path)
+        self._loaded_manifest = _signature(path)
         keep = {"manifest.json", "vocab.txt"}
         keep |= {name for s in self._segments for name in (f"{s.name}.npz", s.mask_file)}
         for leftover in self.directory.iterdir():
             if leftover.name not in keep:
                 leftover.unlink(missing_ok=True)
 
-    def _load(self) -> None:
+    def reload_if_changed(self) -> bool:
+        """Load the committed state again when another process replaced the manifest since this one
+        loaded or wrote it. Returns whether it did."""
+        with self._lock:
+            if _signature(self.directory / "manifest.json") == self._loaded_manifest:
+                return False
+            self._load()
+            return True
+
+    def _load(self, attempts: int = 5) -> None:
+        """The committed state, read without writing anything. A file the manifest names can vanish
+        while it is read (a writer in another process committed and removed it): read the new
+        manifest and start again."""
+        for attempt in range(attempts):
+            try:
+                self._read_committed()
+                return
+            except FileNotFoundError:
+                if attempt == attempts - 1:
+                    raise
+
+    def _read_committed(self) -> None:
         path = self.directory / "manifest.json"
-        if not path.exists():
+        signature = _signature(path)
+        segments: list[Segment] = []
+        if signature is None:
+            self._vocab, self._terms, self._segments, self._loaded_manifest = [], {}, [], None
             return
         manifest = json.loads(path.read_text(encoding="utf-8"))
         if manifest.get("format") != FORMAT_VERSION:
             raise ValueError(f"BM25 index format {manifest.get('format')} in {self.directory} is not supported")
-        vocab_path = self.directory / "vocab.txt"
-        vocab = vocab_path.read_text(encoding="utf-8").split("\n")[:-1]
-        self._vocab = vocab[: manifest["vocab_size"]]
-        if len(vocab) != len(self._vocab):  # terms appended by a write that never committed
-            vocab_path.write_text("".join(f"{t}\n" for t in self._vocab), encoding="utf-8")
-        self._terms = {term: i for i, term in enumerate(self._vocab)}
+        # Terms past vocab_size were appended by a write that has not committed (or never will): ignored
+        # here, and cut off by the next commit.
+        vocab = (self.directory / "vocab.txt").read_text(encoding="utf-8").split("\n")[: manifest["vocab_size"]]
         for entry in manifest["segments"]:
             with np.load(self.directory / f"{entry['name']}.npz") as data:
                 tf = sparse.csc_matrix(
                     (data["data"], data["indices"], data["indptr"]), shape=tuple(int(x) for x in data["shape"])
                 )
-                self._segments.append(
+                segments.append(
                     Segment(
                         name=entry["name"],
                         tf=tf,
@@ -274,6 +312,18 @@ class BM25Index:
                         mask_file=entry["mask"],
                     )
                 )
+        with self._lock:
+            self._vocab, self._terms = vocab, {term: i for i, term in enumerate(vocab)}
+            self._segments, self._loaded_manifest = segments, signature
+
+
+def _signature(path: Path) -> tuple[int, int, int] | None:
+    """Which manifest file this is: os.replace gives every commit a new inode."""
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        return None
+    return (stat.st_ino, stat.st_mtime_ns, stat.st_size)
 
 
 def _column(segment: Segment, term_id: int) -> tuple[np.ndarray, np.ndarray]:

@@ -188,7 +188,7 @@ class Registry(SQLiteTables):
         return [
             (row["doc_id"], row["content_hash"])
             for row in rows
-            if include_running or row["pid"] is None or not _process_alive(row["pid"])
+            if include_running or row["pid"] is None or not process_alive(row["pid"])
         ]
 
     # ---- stored pages and reports ---------------------------------------------------------------
@@ -269,7 +269,7 @@ def _drop_version_rows(conn: sqlite3.Connection, doc_id: str, content_hash: str)
     conn.execute("DELETE FROM redactions WHERE doc_id = ? AND content_hash = ?", (doc_id, content_hash))
 
 
-def _process_alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
     """Whether a process id belongs to a running (not zombie) process on this machine."""
     try:
         os.kill(pid, 0)

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,6 +16,7 @@ from core.settings import PROJECT_ROOT, get_settings
 from core.users import InvalidUserName
 from eval.dataset import STARTER_DATASET
 from ingestion.errors import IndexOutOfDate
+from ingestion.write_lock import WriterBusy
 from providers.chroma_server import VectorStoreUnavailable
 from rag.conversation_export import LOW_CONFIDENCE_NOTE
 from rag.conversations import ForeignSession
@@ -46,6 +48,22 @@ def _progress_line(name: str, update: IngestProgress) -> None:
     print(f"\r\033[K{name}: {update.stage}{pages}{eta}", end="", file=sys.stderr, flush=True)
 
 
+class _WaitNotice:
+    """Without a terminal to redraw: say whom the ingest waits for, when that changes (at most every 10 s)."""
+
+    def __init__(self) -> None:
+        self._said = ("", 0.0)
+
+    def __call__(self, name: str, update: IngestProgress) -> None:
+        if not update.stage.startswith("waiting for "):
+            return
+        said, at = self._said
+        now = time.monotonic()
+        if (update.stage != said and now - at >= 10) or not said:
+            self._said = (update.stage, now)
+            print(f"{name}: {update.stage}…", file=sys.stderr, flush=True)
+
+
 def cmd_ingest(args: argparse.Namespace) -> int:
     service = _service(args)
     live = sys.stderr.isatty()
@@ -53,7 +71,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         [Path(p) for p in args.paths],
         password=args.password,
         redact=args.redact,
-        progress=_progress_line if live else None,
+        progress=_progress_line if live else _WaitNotice(),
+        wait=not args.no_wait,
     )
     if live:
         print("\r\033[K", end="", file=sys.stderr)
@@ -276,9 +295,11 @@ def _shorten(text: str, limit: int) -> str:
 def cmd_docs(args: argparse.Namespace) -> int:
     service = _service(args)
     try:
-        service.open_index()  # marks documents whose chunks the vector store lost
+        service.open_index()  # recovery; marks documents whose chunks the vector store lost
     except VectorStoreUnavailable as exc:  # the registry is local: list it anyway
         print(f"ragchat: could not check the documents against the vector store: {exc}", file=sys.stderr)
+    except WriterBusy as exc:  # an ingest elsewhere: list what was complete, change nothing
+        print(f"ragchat: {exc}; listing the documents complete so far", file=sys.stderr)
     records = service.documents()
     if args.json:
         _print_json([r.model_dump(mode="json") for r in records])
@@ -531,6 +552,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="+")
     p.add_argument("--json", action="store_true")
     p.add_argument("--password", help="password of encrypted PDFs among the files")
+    p.add_argument(
+        "--no-wait",
+        action="store_true",
+        help="when another process is writing the index, fail at once (exit 1) instead of waiting for it",
+    )
     p.add_argument(
         "--redact",
         action=argparse.BooleanOptionalAction,

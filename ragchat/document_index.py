@@ -4,26 +4,29 @@ that keeps them in step, the retriever over them, and the background ingests tha
 A deployment has one (RAGCHAT_DOCUMENTS=shared, the default) or one per user (per_user). The
 embedder and the reranker are not part of it: every index of a process borrows the same ones.
 
-Building a part never touches the stores. `open()` is the one call that does: it runs crash recovery
-and reconciliation (once per process) and reports what it did; every search, ask and ingest calls it
-first.
+Reading never writes: search, ask, docs and export change nothing on disk. Every write (ingest,
+delete, rebuild, recovery) happens inside `writing()`, which holds the index's inter-process write
+lock (ingestion/write_lock.py) and, holding it, runs crash recovery and reconciliation first.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import cached_property
 
 from pydantic import BaseModel, Field
 
-from core.schemas import IngestResult
+from core.schemas import IngestProgress, IngestResult
 from core.settings import Settings
 from core.user_space import UserSpace
 from ingestion.bm25_index import BM25Index
 from ingestion.indexer import Indexer, Progress, no_progress, source_name
 from ingestion.ocr import Tesseract
 from ingestion.registry import Registry
+from ingestion.write_lock import WaitListener, WriteLock, WriterBusy, WriterInfo
 from providers.chroma_server import VectorStoreUnavailable
 from providers.embedder import Embedder
 from providers.reranker import Reranker
@@ -31,9 +34,11 @@ from providers.vector_store import ChromaStore
 from rag.retriever import HybridRetriever
 from ragchat.ingest_jobs import IngestJobs
 
+log = logging.getLogger(__name__)
+
 
 class IndexOpened(BaseModel):
-    """What opening the index did."""
+    """What taking the write lock found and repaired."""
 
     recovered_versions: int = Field(description="Unfinished document versions a killed run left, now removed.")
 
@@ -52,8 +57,6 @@ class DocumentIndex:
         self._embedder = embedder
         self._reranker = reranker
         self._checked = False
-        self._opened: IndexOpened | None = None
-        self._open_lock = threading.Lock()
 
     @cached_property
     def registry(self) -> Registry:
@@ -79,17 +82,38 @@ class DocumentIndex:
         )
         return indexer
 
-    def open(self) -> IndexOpened:
-        """Bring the stores in step, once per process: a run killed mid-ingest left chunks of a version
-        that never went live (deleted first, so the reconciliation does not rebuild BM25 for nothing);
-        BM25 lost or behind, or a Chroma server wiped or restored (BM25 rebuilt, lost documents marked).
-        Raises VectorStoreUnavailable when a Chroma server cannot be used."""
-        with self._open_lock:
-            if self._opened is None:
-                recovered = self.indexer.recover()
-                self.indexer.reconcile()
-                self._opened = IndexOpened(recovered_versions=recovered)
-            return self._opened
+    @cached_property
+    def write_lock(self) -> WriteLock:
+        """One writer at a time, across processes, beside the registry it guards."""
+        return WriteLock(self._space.registry_path.with_suffix(".write.lock"))
+
+    @contextmanager
+    def writing(
+        self, what: str, wait: bool = True, on_wait: WaitListener | None = None, repair: bool = True
+    ) -> Iterator[IndexOpened]:
+        """Hold the write lock for one write (ingest, delete, rebuild, recovery). Holding it, first take
+        in what another process committed (BM25 reloads), then bring the stores in step: a run killed
+        mid-ingest left chunks of a version that never went live (deleted first, so the reconciliation
+        does not rebuild BM25 for nothing); BM25 lost or behind, or a Chroma server wiped or restored
+        (BM25 rebuilt, lost documents marked). Raises WriterBusy (wait=False and another process
+        writes) or VectorStoreUnavailable (a Chroma server cannot be used). repair=False skips the
+        recovery for a write that replaces everything anyway (a rebuild runs its own)."""
+        with self.write_lock.hold(what, wait=wait, on_wait=on_wait):
+            self.bm25.reload_if_changed()
+            if not repair:
+                yield IndexOpened(recovered_versions=0)
+                return
+            recovered = self.indexer.recover()
+            self.indexer.reconcile()
+            if recovered:
+                log.warning("recovered the index: removed %d unfinished document version(s)", recovered)
+            yield IndexOpened(recovered_versions=recovered)
+
+    def recover(self, wait: bool = False) -> IndexOpened:
+        """Recovery and reconciliation as a write of their own (`ragchat docs`, a Chroma server that came
+        back). Raises WriterBusy when another process is writing and wait is False."""
+        with self.writing("recovery", wait=wait) as opened:
+            return opened
 
     @cached_property
     def retriever(self) -> HybridRetriever:
@@ -119,24 +143,43 @@ class DocumentIndex:
         password: str | None = None,
         redact: bool | None = None,
         cancel: threading.Event | None = None,
+        wait: bool = True,
     ) -> IngestResult:
-        """A Chroma server that cannot be reached fails the file with the reason, like any other failure."""
+        """A Chroma server that cannot be reached fails the file with the reason, like any other failure.
+        While another process writes, `progress` hears who it waits for (stage "waiting for …"); with
+        wait=False the file fails at once with that reason."""
+        source = source_name(name)
+
+        def waiting(holder: WriterInfo | None) -> None:
+            what = holder.describe() if holder else "another process's write"
+            progress(IngestProgress(stage=f"waiting for {what}"))
+
+        def reporting(update: IngestProgress) -> None:
+            progress(update)
+            if update.pages_total:
+                self.write_lock.progress(update.fraction)
+
         try:
-            self.open()
-        except VectorStoreUnavailable as exc:
-            return IngestResult(source=source_name(name), status="failed", error=str(exc))
-        return self.indexer.ingest(name, data, progress, password=password, redact=redact, cancel=cancel)
+            with self.writing(f"the ingest of {source}", wait=wait, on_wait=waiting):
+                return self.indexer.ingest(name, data, reporting, password=password, redact=redact, cancel=cancel)
+        except (VectorStoreUnavailable, WriterBusy) as exc:
+            return IngestResult(source=source, status="failed", error=str(exc))
+
+    def delete(self, source: str) -> bool:
+        with self.writing(f"deleting {source}"):
+            return self.indexer.delete(source)
 
     def reindex(self, progress: Progress = no_progress) -> list[IngestResult]:
-        self.open()
-        results = self.indexer.rebuild(progress)
+        with self.writing("the index rebuild", repair=False):
+            results = self.indexer.rebuild(progress)
         self._checked = False
         return results
 
     def require_current(self) -> None:
         """Searching vectors made by another model (or other chunks) would return nonsense: refuse
-        with the reason until the index is rebuilt. Checked once per process when it passes."""
-        self.open()
+        with the reason until the index is rebuilt. Checked once per process when it passes. A reader
+        writes nothing: it takes in what other processes committed to BM25 since it last looked."""
+        self.bm25.reload_if_changed()
         if not self._checked:
             self.indexer.require_current_index()
             self._checked = True

@@ -55,11 +55,11 @@ class Session:
         self.document_index = index
 
     # ---- documents ------------------------------------------------------------------------------
-    def open_index(self) -> IndexOpened:
-        """Open the document index: crash recovery and reconciliation with the vector store, once per
-        process (every search, ask and ingest does it first). Raises VectorStoreUnavailable when a
-        Chroma server cannot be used."""
-        return self.document_index.open()
+    def open_index(self, wait: bool = False) -> IndexOpened:
+        """Crash recovery and reconciliation with the vector store, as a write of their own (every
+        ingest, delete and rebuild also runs them first). Raises WriterBusy when another process is
+        writing and wait is False, VectorStoreUnavailable when a Chroma server cannot be used."""
+        return self.document_index.recover(wait=wait)
 
     @property
     def jobs(self) -> IngestJobs:
@@ -74,11 +74,15 @@ class Session:
         password: str | None = None,
         redact: bool | None = None,
         cancel: threading.Event | None = None,
+        wait: bool = True,
     ) -> IngestResult:
         """Index one file. redact None follows RAGCHAT_REDACT_PII; cancel stops between batches and
         leaves the index as it was (status "cancelled"). A Chroma server that cannot be reached fails
-        the file with the reason, like any other failure."""
-        return self.document_index.ingest_bytes(name, data, progress, password=password, redact=redact, cancel=cancel)
+        the file with the reason, like any other failure. Another process writing the index: wait for
+        it (progress says so), or with wait=False fail the file with who is writing."""
+        return self.document_index.ingest_bytes(
+            name, data, progress, password=password, redact=redact, cancel=cancel, wait=wait
+        )
 
     def ingest_paths(
         self,
@@ -86,6 +90,7 @@ class Session:
         password: str | None = None,
         redact: bool | None = None,
         progress: Callable[[str, IngestProgress], None] | None = None,
+        wait: bool = True,
     ) -> list[IngestResult]:
         results: list[IngestResult] = []
         for path in paths:
@@ -96,7 +101,7 @@ class Session:
                 results.append(IngestResult(source=path.name, status="failed", error=f"cannot read the file: {reason}"))
                 continue
             report = (lambda update, name=path.name: progress(name, update)) if progress else no_progress
-            results.append(self.ingest_bytes(path.name, data, report, password=password, redact=redact))
+            results.append(self.ingest_bytes(path.name, data, report, password=password, redact=redact, wait=wait))
         return results
 
     def indexed_chunks(self) -> list[Chunk]:
@@ -113,8 +118,7 @@ class Session:
         return self.document_index.registry.redactions(doc_id_for(source))
 
     def delete(self, source: str) -> bool:
-        self.open_index()
-        return self.document_index.indexer.delete(source)
+        return self.document_index.delete(source)
 
     def index_problems(self) -> list[str]:
         """Why the index does not fit the current settings; [] when it does (see `reindex`)."""

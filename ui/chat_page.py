@@ -338,9 +338,12 @@ def render() -> None:
     with st.sidebar:
         ingest_panel.render_index_notice(service)
         ingest_panel.render_uploader(service)
-        ingest_panel.render_jobs(service)
         with calm_errors("Listing documents"):
             documents = service.documents()
+        # Before the jobs panel, so it knows which finished documents this run already shows.
+        st.session_state.listed_sources = {d.source for d in documents}
+        ingest_panel.render_jobs(service)
+        with calm_errors("Listing documents"):
             render_documents(service, documents)
         with calm_errors("Loading conversations"):
             render_conversations(service)
@@ -350,7 +353,10 @@ def render() -> None:
     render_empty_state(documents)
     render_history(st.session_state.messages)
     prompt = "Ask a question about your documents" if documents else "Tell me about yourself, or upload a document"
-    question = st.chat_input(prompt)
+    # A key keeps it one widget whatever its placeholder says: without it, the first indexed document
+    # changed the input's identity, the page briefly held the old and the new box, and a question
+    # typed into the old one was lost (the chat browser test's intermittent failure).
+    question = st.chat_input(prompt, key="question")
     if question:
         st.session_state.messages.append({"role": "user", "content": question})
         with st.chat_message("user"):

@@ -75,6 +75,9 @@ def test_bm25_is_loaded_at_restart_and_rebuilt_if_lost(service: Session) -> None
 
     shutil.rmtree(service.settings.bm25_path)
     recovered = open_session(get_settings())
+    assert recovered.search("X-7734", k=3, bm25_weight=1.0).hits == []
+    assert not service.settings.bm25_path.exists(), "a search writes nothing, not even an empty index"
+    recovered.open_index()  # the next write (here recovery itself) rebuilds BM25 from the stored chunks
     assert [h.chunk.chunk_id for h in recovered.search("seal compressor", k=4).candidates] == before
     assert in_step(recovered)
 

@@ -70,7 +70,9 @@ def test_kill_9_mid_ingest_leaves_the_index_consistent(home: Path, tmp_path: Pat
     partial = after.document_index.store.count_version(*leftovers[0])
     assert partial > 0, "the kill happened after some chunks were stored"
 
-    assert sources(after, "kilroy") == set()  # starting the search side runs the recovery
+    assert sources(after, "kilroy") == set(), "the unfinished version is never searched"
+    assert after.document_index.store.count_version(*leftovers[0]) == partial, "a reader writes nothing"
+    assert after.open_index().recovered_versions == 1  # recovery is a write: it takes the write lock
     assert after.document_index.store.count_version(*leftovers[0]) == 0
     assert assert_consistent(after) == {"a.txt": 1}
 

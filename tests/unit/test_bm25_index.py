@@ -104,3 +104,33 @@ def test_an_interrupted_write_is_ignored_on_load(tmp_path: Path) -> None:
     assert ids(reopened.search("volcano", 5)) == ["z1"]
     assert ids(reopened.search("forklift", 5)) == ["c2"]
     assert json.loads((tmp_path / "manifest.json").read_text())["vocab_size"] > manifest["vocab_size"]
+
+
+def _snapshot(directory: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(directory.iterdir())}
+
+
+def test_a_reader_writes_nothing_and_sees_the_writers_commits(tmp_path: Path) -> None:
+    writer = build(tmp_path)
+    with (tmp_path / "vocab.txt").open("a", encoding="utf-8") as vocab:
+        vocab.write("uncommitted\nterms\n")  # what a write killed before its commit leaves
+    before = _snapshot(tmp_path)
+    reader = BM25Index(tmp_path)
+    assert _snapshot(tmp_path) == before, "opening for reading changed a file"
+    assert ids(reader.search("seafood", 10)) == ["c3", "c1"] and not reader.reload_if_changed()
+
+    writer.add(["c9"], ["Lobster traps are checked at dawn."], ["d2"], ["h2"])
+    assert ids(reader.search("lobster", 10)) == [], "a reader keeps its snapshot until it reloads"
+    assert reader.reload_if_changed()
+    assert ids(reader.search("lobster traps", 10)) == ["c9"] and ids(reader.search("seafood", 10)) == ["c3", "c1"]
+    assert "uncommitted" not in (tmp_path / "vocab.txt").read_text(encoding="utf-8"), "the writer cut the dead tail"
+
+
+def test_a_writer_that_reloads_first_keeps_the_other_writers_segments(tmp_path: Path) -> None:
+    first, second = build(tmp_path), BM25Index(tmp_path)
+    first.add(["c8"], ["Crane inspections happen monthly."], ["d3"], ["h3"])
+    assert second.reload_if_changed()  # what a writer does once it holds the write lock
+    second.add(["c9"], ["Lobster traps are checked at dawn."], ["d2"], ["h2"])
+    fresh = BM25Index(tmp_path)
+    assert ids(fresh.search("crane", 10)) == ["c8"] and ids(fresh.search("lobster", 10)) == ["c9"]
+    assert len(fresh) == len(DOCS) + 2

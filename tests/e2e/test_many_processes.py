@@ -1,0 +1,114 @@
+"""Several real processes on one RAGCHAT_HOME: a reader during an ingest neither writes nor fails, a
+second ingest waits its turn (or, with --no-wait, says who is writing and exits 1), and both files
+end up indexed with Chroma, BM25 and the registry in agreement."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from core.schemas import doc_id_for
+from core.settings import get_settings
+from tests.e2e.test_ingest_consistency import ALPHA, assert_consistent, sources
+from tests.e2e.test_ingest_kill import _reopen, _stored_pages
+from tests.fixtures import long_pdf_bytes
+
+BETA = "The night shift restocks the walk-in freezer before the morning deliveries arrive."
+
+
+PAGES = 200  # long enough (~20 s of embedding) for the other processes to start while it writes
+
+
+def ragchat(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ragchat.cli", *args], capture_output=True, text=True, timeout=300, env=os.environ
+    )
+
+
+def started(*args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "ragchat.cli", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+
+
+def finished(process: subprocess.Popen[str]) -> subprocess.CompletedProcess[str]:
+    out, err = process.communicate(timeout=300)
+    return subprocess.CompletedProcess(process.args, process.returncode, out, err)
+
+
+def start_big_ingest(home: Path, tmp_path: Path) -> subprocess.Popen[str]:
+    """A long ingest in another process, returned once its first batch is stored."""
+    big = tmp_path / "big.pdf"
+    big.write_bytes(long_pdf_bytes(PAGES, seed=3, marker="kilroy"))
+    env = {**os.environ, "RAGCHAT_INGEST_BATCH": "16"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ragchat.cli", "ingest", str(big), "--json"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 180
+    while _stored_pages(home / "ragchat.sqlite3", doc_id_for("big.pdf")) == 0:
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "the ingest wrote nothing within 180 s"
+        time.sleep(0.05)
+    return process
+
+
+def files_of(directory: Path) -> dict[str, int]:
+    return {p.name: p.stat().st_mtime_ns for p in directory.iterdir()} if directory.exists() else {}
+
+
+def test_a_reader_during_an_ingest_neither_writes_nor_fails(home: Path, tmp_path: Path) -> None:
+    assert ragchat("ingest", str(_write(tmp_path / "a.txt", ALPHA))).returncode == 0
+    settings = get_settings()
+    writer = start_big_ingest(home, tmp_path)
+    bm25_before = files_of(settings.bm25_path)
+
+    search, docs = started("search", "forklift certification", "--json"), started("docs")
+    search, docs = finished(search), finished(docs)
+    assert writer.poll() is None, "the reader ran while the ingest was still writing"
+    assert search.returncode == 0, search.stderr
+    assert {hit["source"] for hit in json.loads(search.stdout)} <= {"a.txt"}, "nothing half-indexed is found"
+    assert "rebuilding BM25" not in search.stderr + docs.stderr and "belong to no registered" not in docs.stderr
+    assert docs.returncode == 0 and "a.txt" in docs.stdout and "big.pdf" not in docs.stdout
+    assert "the ingest of big.pdf in another process" in docs.stderr
+    assert files_of(settings.bm25_path) == bm25_before, "a reader changed the keyword index"
+
+    out, err = writer.communicate(timeout=600)
+    assert writer.returncode == 0, err
+    after = ragchat("search", "kilroy", "--json")
+    assert after.returncode == 0, after.stderr
+    assert "big.pdf" in {hit["source"] for hit in json.loads(after.stdout)}
+    assert assert_consistent(_reopen()) == {"a.txt": 1, "big.pdf": json.loads(out)[0]["chunks"]}
+
+
+def test_a_second_ingest_waits_its_turn_or_says_who_writes(home: Path, tmp_path: Path) -> None:
+    writer = start_big_ingest(home, tmp_path)
+    beta = _write(tmp_path / "b.txt", BETA)
+
+    refused = started("ingest", str(beta), "--no-wait", "--json")
+    second = started("ingest", str(beta), "--json")  # waits for the first, then indexes
+    refused, second = finished(refused), finished(second)
+    assert refused.returncode == 1 and "Traceback" not in refused.stderr
+    [row] = json.loads(refused.stdout)
+    assert row["status"] == "failed" and "the ingest of big.pdf in another process" in row["error"]
+    assert writer.poll() is not None, "the second ingest finished before the first let go of the index"
+    assert writer.wait(timeout=60) == 0
+    assert second.returncode == 0, second.stderr
+    assert "b.txt: waiting for the ingest of big.pdf in another process" in second.stderr
+    assert json.loads(second.stdout)[0]["status"] == "indexed"
+
+    final = _reopen()
+    counts = assert_consistent(final)
+    assert set(counts) == {"big.pdf", "b.txt"} and sources(final, "freezer deliveries") == {"b.txt"}
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
