@@ -1,6 +1,6 @@
 """Could a signal computed before the LLM refuse SQuAD 2.0's unanswerable questions? (issue #8)
 
-The answerer refuses without calling the LLM when the best chunk's cosine similarity is below
+The answer path refuses without calling the LLM when the best chunk's cosine similarity is below
 `RAGCHAT_REFUSAL_THRESHOLD` (0.25). This indexes the SQuAD "Normans" article into a temporary home, runs
 the real hybrid search for all 208 questions (no LLM) and prints, for a sweep of thresholds, the share
 of unanswerable questions each signal would refuse and of answerable ones it would wrongly refuse:

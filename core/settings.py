@@ -382,21 +382,7 @@ SETTING_GROUPS: tuple[type[BaseModel], ...] = (
 )
 
 
-class Settings(
-    BaseSettings,
-    EvalSettings,
-    UserSettings,
-    VectorStoreSettings,
-    WeatherSettings,
-    MemorySettings,
-    TrustSettings,
-    AnsweringSettings,
-    RetrievalSettings,
-    IngestionSettings,
-    EmbeddingSettings,
-    LLMSettings,
-    DataSettings,
-):
+class Settings(BaseSettings, *reversed(SETTING_GROUPS)):  # type: ignore[misc]
     """Runtime settings: every group above, read from RAGCHAT_* variables (the names the README's contract lists)."""
 
     # Errors name the setting and the reason but never echo the value: some values are secrets (tokens, keys).

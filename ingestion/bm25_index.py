@@ -69,6 +69,7 @@ class BM25Index:
         self._vocab: list[str] = []
         self._segments: list[Segment] = []
         self._loaded_manifest: tuple[int, int, int] | None = None
+        self._vocab_bytes = 0  # size of vocab.txt holding exactly the committed terms
         self._load()
 
     # ---- reading -------------------------------------------------------------------------------
@@ -176,6 +177,7 @@ class BM25Index:
             self._terms, self._vocab = {}, []
             self._commit()
             (self.directory / "vocab.txt").write_text("", encoding="utf-8")
+            self._vocab_bytes = 0
 
     # ---- internals -----------------------------------------------------------------------------
     def _kill(self, predicate: Callable[[Segment], np.ndarray]) -> int:
@@ -213,17 +215,19 @@ class BM25Index:
     def _append_vocab(self, terms: list[str]) -> None:
         """Add new terms to vocab.txt after the committed ones; terms a killed write appended and never
         committed are cut off first, so line n is always term id n."""
-        committed = "".join(f"{t}\n" for t in self._vocab[: len(self._vocab) - len(terms)]).encode("utf-8")
         path = self.directory / "vocab.txt"
-        if path.exists() and path.stat().st_size != len(committed):
+        if path.exists() and path.stat().st_size != self._vocab_bytes:
+            committed = _vocab_text(self._vocab[: len(self._vocab) - len(terms)])
             tmp = path.with_suffix(".tmp-vocab")
             tmp.write_bytes(committed)
             os.replace(tmp, path)
         if terms:
-            with (self.directory / "vocab.txt").open("a", encoding="utf-8") as handle:
-                handle.write("".join(f"{t}\n" for t in terms))
+            added = _vocab_text(terms)
+            with path.open("ab") as handle:
+                handle.write(added)
                 handle.flush()
                 os.fsync(handle.fileno())
+            self._vocab_bytes += len(added)
 
     def _commit(self) -> None:
         """Write new segments and masks under fresh names, then switch the manifest to them."""
@@ -288,6 +292,7 @@ class BM25Index:
         segments: list[Segment] = []
         if signature is None:
             self._vocab, self._terms, self._segments, self._loaded_manifest = [], {}, [], None
+            self._vocab_bytes = 0
             return
         manifest = json.loads(path.read_text(encoding="utf-8"))
         if manifest.get("format") != FORMAT_VERSION:
@@ -314,7 +319,13 @@ class BM25Index:
                 )
         with self._lock:
             self._vocab, self._terms = vocab, {term: i for i, term in enumerate(vocab)}
+            self._vocab_bytes = len(_vocab_text(vocab))
             self._segments, self._loaded_manifest = segments, signature
+
+
+def _vocab_text(terms: list[str]) -> bytes:
+    """vocab.txt's bytes for these terms: one per line."""
+    return "".join(f"{t}\n" for t in terms).encode("utf-8")
 
 
 def _signature(path: Path) -> tuple[int, int, int] | None:

@@ -1,5 +1,5 @@
 """Follow-up questions ("and its limitations?") are rewritten into a standalone search query using
-the conversation so far. Only the search uses the rewrite; the answerer still gets the question as
+the conversation so far. Only the search uses the rewrite; the answering model still gets the question as
 asked. Without history there is nothing to resolve and no LLM call is made."""
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 (one llama.cpp instance, or a client of Ollama / an OpenAI-compatible server) with its state for the
 status line, the embedder, and the reranker.
 
-They are one object handed from the first service to every `for_user` view, so no view keeps a copy
-of their state and a model switch is seen by every user at once.
+The App (ragchat/application.py) is this object and hands itself to every user's Session, so no
+session keeps a copy of their state and a model switch is seen by every user at once.
 """
 
 from __future__ import annotations

@@ -48,7 +48,7 @@ class OllamaLLM(LLM):
     ) -> Iterator[str]:
         """Ollama's NDJSON stream; its last part says `done`. A stream that breaks off before it (the
         server died, its model runner crashed and sent an error line) raises LLMError after the text
-        so far, which the answerer keeps and marks incomplete."""
+        so far, which the answer path keeps and marks incomplete."""
         del on_queued  # Ollama queues concurrent requests itself, on the server
         parts = 0
         done = False

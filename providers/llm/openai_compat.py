@@ -43,7 +43,7 @@ class OpenAICompatLLM(LLM):
         on_queued: QueueListener | None = None,
     ) -> Iterator[str]:
         """Server-sent events ending in `data: [DONE]`. A stream that breaks off before it (the server
-        died, a proxy cut it) raises LLMError after the text so far, which the answerer keeps and
+        died, a proxy cut it) raises LLMError after the text so far, which the answer path keeps and
         marks incomplete."""
         del on_queued  # the server queues concurrent requests itself
         body = {
