@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.chroma_process import ChromaServer
 
 TEST_LLM = "qwen2.5-coder-0.5b"
 # A real FlashRank model folder the project builds itself (scripts/build_tiny_cross_encoder.py).
@@ -30,3 +34,33 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("RAGCHAT_LLM_MODEL", TEST_LLM)
     monkeypatch.chdir(tmp_path)  # no stray .env from the working tree
     return data
+
+
+@pytest.fixture(scope="module")
+def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChromaServer]:
+    """A real `chroma run` on 127.0.0.1, one per test module (it starts in about a second)."""
+    server = ChromaServer(tmp_path_factory.mktemp("chroma-server") / "data")
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def server_mode(home: Path, chroma_server: ChromaServer, monkeypatch: pytest.MonkeyPatch) -> ChromaServer:
+    """RAGCHAT_* pointing at the module's server, with a collection of this test's own."""
+    if not chroma_server.running:  # a test that failed while the server was stopped
+        chroma_server.start()
+    monkeypatch.setenv("RAGCHAT_CHROMA_HOST", "127.0.0.1")
+    monkeypatch.setenv("RAGCHAT_CHROMA_PORT", str(chroma_server.port))
+    monkeypatch.setenv("RAGCHAT_COLLECTION", f"test-{uuid.uuid4().hex[:12]}")
+    return chroma_server
+
+
+@pytest.fixture(params=["embedded", "chroma-server"])
+def index_store(request: pytest.FixtureRequest, home: Path) -> str:
+    """The test runs twice: on the embedded Chroma, and on a real Chroma server."""
+    if request.param == "chroma-server":
+        request.getfixturevalue("server_mode")
+    return str(request.param)

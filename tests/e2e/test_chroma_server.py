@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import http.client
 import threading
-import uuid
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -33,27 +32,6 @@ from tests.e2e.test_ingest_consistency import ALPHA, BETA, assert_consistent, so
 from tests.fixtures import long_pdf_bytes
 
 TOKEN = "s3cret-t0ken"
-
-
-@pytest.fixture(scope="module")
-def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChromaServer]:
-    server = ChromaServer(tmp_path_factory.mktemp("chroma-server") / "data")
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture
-def server_mode(home: Path, chroma_server: ChromaServer, monkeypatch: pytest.MonkeyPatch) -> ChromaServer:
-    """RAGCHAT_* pointing at the module's server, with a collection of this test's own."""
-    if not chroma_server.running:  # a test that failed while the server was stopped
-        chroma_server.start()
-    monkeypatch.setenv("RAGCHAT_CHROMA_HOST", "127.0.0.1")
-    monkeypatch.setenv("RAGCHAT_CHROMA_PORT", str(chroma_server.port))
-    monkeypatch.setenv("RAGCHAT_COLLECTION", f"test-{uuid.uuid4().hex[:12]}")
-    return chroma_server
 
 
 def test_ingest_search_delete_outage_and_restart(server_mode: ChromaServer) -> None:

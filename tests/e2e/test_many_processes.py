@@ -1,6 +1,7 @@
 """Several real processes on one RAGCHAT_HOME: a reader during an ingest neither writes nor fails, a
 second ingest waits its turn (or, with --no-wait, says who is writing and exits 1), and both files
-end up indexed with Chroma, BM25 and the registry in agreement."""
+end up indexed with Chroma, BM25 and the registry in agreement. Each on the embedded Chroma and on a
+Chroma server."""
 
 from __future__ import annotations
 
@@ -64,7 +65,7 @@ def files_of(directory: Path) -> dict[str, int]:
     return {p.name: p.stat().st_mtime_ns for p in directory.iterdir()} if directory.exists() else {}
 
 
-def test_a_reader_during_an_ingest_neither_writes_nor_fails(home: Path, tmp_path: Path) -> None:
+def test_a_reader_during_an_ingest_neither_writes_nor_fails(index_store: str, home: Path, tmp_path: Path) -> None:
     assert ragchat("ingest", str(_write(tmp_path / "a.txt", ALPHA))).returncode == 0
     settings = get_settings()
     writer = start_big_ingest(home, tmp_path)
@@ -88,7 +89,7 @@ def test_a_reader_during_an_ingest_neither_writes_nor_fails(home: Path, tmp_path
     assert assert_consistent(_reopen()) == {"a.txt": 1, "big.pdf": json.loads(out)[0]["chunks"]}
 
 
-def test_a_second_ingest_waits_its_turn_or_says_who_writes(home: Path, tmp_path: Path) -> None:
+def test_a_second_ingest_waits_its_turn_or_says_who_writes(index_store: str, home: Path, tmp_path: Path) -> None:
     writer = start_big_ingest(home, tmp_path)
     beta = _write(tmp_path / "b.txt", BETA)
 
