@@ -241,6 +241,27 @@ class AnsweringSettings(BaseModel):
         default=64, description="Tokens reserved for the chat template and the closing instruction."
     )
     source_header_tokens: int = Field(default=16, description="Tokens reserved per source for its [n] header line.")
+    evidence_tokens: int = Field(
+        default=300,
+        ge=20,
+        description="Most tokens of evidence the model is given: the sentences (or table rows) of the retrieved "
+        "chunks most similar to the question, best first (prefill time, so the first token's wait, grows with it).",
+    )
+    evidence_lexical_weight: float = Field(
+        default=1.0,
+        ge=0.0,
+        description="How much the question's terms found in a sentence (IDF-weighted share) add to its cosine "
+        "similarity when evidence is ranked.",
+    )
+    evidence_min_chunk_tokens: int = Field(
+        default=40, ge=0, description="A chunk shorter than this (a short note) is given whole, not cut to sentences."
+    )
+    strictness: Literal["lenient", "balanced", "strict"] = Field(
+        default="balanced",
+        description="How readily an answer is withheld when the documents may not state it (the abstention "
+        "score's threshold; README lists each level's refusal and false-refusal rates).",
+    )
+    answer_max_sentences: int = Field(default=4, ge=1, description="Most cited sentences in an answer.")
     rewrite_history_turns: int = Field(
         default=3, ge=1, description="Earlier turns of a conversation the follow-up rewrite reads."
     )

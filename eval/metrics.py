@@ -14,8 +14,10 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from core.schemas import Chunk
+from core.schemas import Answer, Chunk
 from eval.dataset import GoldEvidence
+from rag.answer_format import UNCOVERED_OPENING
+from rag.citations import split_sentences
 
 _MARKER = re.compile(r"\[\s*\d+(?:\s*[,;]\s*\d+)*\s*\]")
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
@@ -141,6 +143,17 @@ def _supports(chunk: Chunk, gold: Sequence[GoldEvidence], references: Sequence[s
 def citation_recall(cited: Sequence[Chunk], gold: Sequence[GoldEvidence]) -> float | None:
     """Share of the gold items that some cited chunk covers (0 when the answer cites nothing)."""
     return evidence_recall(cited, gold)
+
+
+def model_cited_share(answer: Answer) -> float | None:
+    """Share of the answer's sentences that carry a marker the model wrote itself (not one attributed
+    by word overlap or moved by the correction). None for an answer without sentences."""
+    sentences = [s for s in split_sentences(answer.answer) if s.strip() and not s.startswith(UNCOVERED_OPENING)]
+    if not sentences:
+        return None
+    own = {c.marker for c in answer.citations if c.method == "marker"}
+    carried = sum(any(int(n) in own for n in re.findall(r"\[(\d+)\]", s)) for s in sentences)
+    return carried / len(sentences)
 
 
 # ---- refusals -----------------------------------------------------------------------------------

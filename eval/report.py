@@ -1,7 +1,8 @@
 """Write an evaluation (one run or a comparison) as Markdown, JSON and two PNG plots.
 
 Files, for stem "eval": eval.md, eval.json, eval_latency.png (time to first token and total time per
-question), eval_categories.png (the main scores per question category).
+question), eval_categories.png (the main scores per question category) and, when answers carry
+abstention scores, eval_abstention.png (refusal against false refusal across thresholds).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from pathlib import Path
 
 from matplotlib.figure import Figure
 
+from eval.abstention_curve import has_scores, levels_markdown, plot_abstention
 from eval.ragas_metrics import JUDGED_METRICS, NON_LLM_METRICS
 from eval.results import Aggregate, Comparison, EvalRun
 from eval.runner import METRICS
@@ -42,6 +44,9 @@ def write_report(result: EvalRun | Comparison, out_dir: Path, stem: str = "eval"
     )
     plot_latency(runs, paths["latency_png"])
     plot_categories(runs, paths["categories_png"])
+    if not isinstance(result, Comparison) and has_scores(result):
+        paths["abstention_png"] = out_dir / f"{stem}_abstention.png"
+        plot_abstention(result, paths["abstention_png"], str(result.settings.get("strictness", "")))
     text = comparison_markdown(result, paths) if isinstance(result, Comparison) else run_markdown(result, paths)
     paths["markdown"].write_text(text, encoding="utf-8")
     paths["json"].write_text(
@@ -107,6 +112,17 @@ def run_markdown(run: EvalRun, paths: ReportPaths | None = None, level: int = 1)
         note = agg.note if agg and agg.value is not None and agg.note else ""
         lines.append(f"| {name} | {value} | {agg.n if agg else 0} | {RAGAS_DESCRIPTIONS[name]} | {_cell(note)} |")
     lines += _category_table(run, h)
+    if has_scores(run):
+        lines += [
+            "",
+            f"{h}# Answer or abstain",
+            "",
+            "Each strictness level's threshold applied to this run's scores:",
+            "",
+        ]
+        lines += levels_markdown(run, str(run.settings.get("strictness", "")))
+        if paths and "abstention_png" in paths:
+            lines += ["", f"![refusal against false refusal]({paths['abstention_png'].name})"]
     lines += [
         "",
         f"{h}# Latency (ms)",

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from core.schemas import ModelInfo
+from core.schemas import AbstentionScore, ModelInfo
 
 
 class MetricValue(BaseModel):
@@ -42,6 +42,7 @@ class QuestionResult(BaseModel):
     given: list[str] = Field(
         default_factory=list, description="Chunk ids of the evidence the model was given, in prompt order ([1] first)."
     )
+    abstention: AbstentionScore | None = Field(default=None, description="The answer-or-abstain score, when scored.")
     scores: dict[str, float | None] = Field(default_factory=dict, description="Our metrics; None: does not apply.")
     ragas: dict[str, MetricValue] = Field(default_factory=dict)
     timings_ms: dict[str, float] = Field(default_factory=dict)

@@ -82,8 +82,9 @@ METRICS: dict[str, str] = {
     "citation_precision": "share of cited chunks that hold gold evidence",
     "citation_recall": "share of gold passages covered by the answer's citations (answered questions)",
     "citation_covers_gold": "the citations cover every gold passage (answered questions)",
-    "refusal_accuracy": "out-of-scope question refused, with no citations",
+    "refusal_accuracy": "unanswerable or out-of-scope question refused, with no citations",
     "false_refusal_rate": "answerable question refused",
+    "model_cited_sentences": "share of an answer's sentences that carry a citation the model wrote itself",
 }
 LATENCY_STAGES = ("rewrite_ms", "retrieve_ms", "first_token_ms", "generate_ms", "total_ms")
 TARGETS: tuple[tuple[str, str, float], ...] = (
@@ -104,6 +105,8 @@ RECORDED_SETTINGS = (
     "reranker_model",
     "refusal_threshold",
     "context_tokens",
+    "evidence_tokens",
+    "strictness",
     "chunk_size",
     "chunk_overlap",
 )
@@ -239,8 +242,10 @@ def score_question(
     """Our metrics (and RAGAS's, given a scorer) for one answered question."""
     ranked = [hit.chunk for hit in answer.candidates]
     top_k = ranked[: settings.top_k]
-    by_id = {chunk.chunk_id: chunk for chunk in ranked}
-    cited = list({c.chunk_id: by_id[c.chunk_id] for c in answer.citations if c.chunk_id in by_id}.values())
+    # A citation points to the evidence excerpt the model was given as [n], not to its whole chunk.
+    given = {item.id: item.hit.chunk for item in answer.given.evidence}
+    cited_by_marker = {c.marker: given[c.marker] for c in answer.citations if c.marker in given}
+    cited = list(cited_by_marker.values())
     references = question.all_references
     answered = question.answerable and not answer.refused
     recall = metrics.citation_recall(cited, question.gold) if answered else None
@@ -257,6 +262,7 @@ def score_question(
         "citation_covers_gold": None if recall is None else float(recall == 1.0),
         "refusal_accuracy": metrics.refusal_correct(question.answerable, answer.refused, len(answer.citations)),
         "false_refusal_rate": metrics.false_refusal(question.answerable, answer.refused),
+        "model_cited_sentences": metrics.model_cited_share(answer) if not answer.refused else None,
     }
     ragas_scores: dict[str, MetricValue] = {}
     if scorer is not None:
@@ -288,12 +294,13 @@ def score_question(
                 page=c.page,
                 chunk_id=c.chunk_id,
                 method=c.method,
-                supports=c.chunk_id in by_id and metrics.is_relevant(by_id[c.chunk_id], question.gold),
+                supports=c.marker in cited_by_marker and metrics.is_relevant(cited_by_marker[c.marker], question.gold),
             )
             for c in answer.citations
         ],
         retrieved=[f"{c.source} p.{c.page}" if c.page else c.source for c in top_k],
         given=[hit.chunk.chunk_id for hit in answer.given.hits],
+        abstention=answer.abstention,
         scores=scores,
         ragas=ragas_scores,
         timings_ms=answer.timings_ms,

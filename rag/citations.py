@@ -113,8 +113,13 @@ class CitationRules(BaseModel):
         )
 
 
-def resolve_citations(answer: str, hits: list[Hit], rules: CitationRules) -> tuple[str, list[Citation]]:
-    """Validate markers against the hits given to the model; return cleaned text and citations."""
+def resolve_citations(
+    answer: str, hits: list[Hit], rules: CitationRules, correct: bool = True
+) -> tuple[str, list[Citation]]:
+    """Validate markers against the hits given to the model; return cleaned text and citations.
+    `correct`: move a marker whose source lacks its claim to the one that holds it (for a model that
+    was not constrained to cite; a grammar-constrained model's markers are its own choice, and the
+    support check judges them)."""
     valid = range(1, len(hits) + 1)
 
     def keep_valid(match: re.Match[str]) -> str:
@@ -122,7 +127,9 @@ def resolve_citations(answer: str, hits: list[Hit], rules: CitationRules) -> tup
         return "".join(f"[{n}]" for n in numbers)
 
     cleaned = re.sub(r"[ \t]+([.,;:])", r"\1", _MARKER.sub(keep_valid, answer)).strip()
-    cleaned, corrected = _correct_markers(cleaned, hits, rules)
+    corrected: dict[int, int] = {}
+    if correct:
+        cleaned, corrected = _correct_markers(cleaned, hits, rules)
     citations: list[Citation] = []
     seen: set[int] = set()
     for sentence in split_sentences(cleaned):
@@ -138,6 +145,19 @@ def resolve_citations(answer: str, hits: list[Hit], rules: CitationRules) -> tup
     if citations or not hits:
         return cleaned, citations
     return _attribute_by_support(cleaned, hits, rules)
+
+
+def uncite_unsupported(text: str, citations: list[Citation], unsupported: set[str]) -> tuple[str, list[Citation]]:
+    """A sentence its sources do not back keeps its words (the answer flags it) but loses its markers,
+    and a source no backed sentence cites any more is no longer a citation: nothing is shown as cited
+    that the cited text does not hold."""
+    if not unsupported:
+        return text, citations
+    for sentence in split_sentences(text):
+        if strip_markers(sentence) in unsupported and markers_in(sentence):
+            text = text.replace(sentence, strip_markers(sentence), 1)
+    left = set(markers_in(text))
+    return text, [c for c in citations if c.marker in left]
 
 
 def citation_note(citation: Citation) -> str | None:

@@ -1,8 +1,9 @@
 """The answer path, assembled in one place and read top to bottom:
 
 guard → (a message that only states facts → note facts) → rewrite → retrieve (+ rerank) → select
-evidence → decide answerability → build prompt → generate (streamed) → resolve citations → check
-support → assemble → record.
+evidence → decide answerability → build prompt → generate (streamed; the reply's hidden first line
+decides answer or abstain before any of it is shown) → resolve citations → check support → assemble
+→ record.
 
 Everything up to the prompt runs when `ask` is called; generation runs as the caller reads
 `AnswerStream.tokens()`, and the stages after it run when the stream ends. The memory pass after an
@@ -15,16 +16,30 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from core.schemas import Answer, GuardrailOutcome, MemoryFacts, MemoryOutcome, ModelInfo, SentenceSupport
+from core.schemas import (
+    AbstentionScore,
+    Answer,
+    Given,
+    GuardrailOutcome,
+    MemoryFacts,
+    MemoryOutcome,
+    ModelInfo,
+    Retrieval,
+    SentenceSupport,
+)
 from core.settings import REFUSAL_TEXT, Settings
 from providers.llm.base import LLM, ChatMessage, LLMError, QueueListener
 from providers.llm.generation_queue import QueueWait
+from rag.answer_format import Reply, read_reply, says_not_covered
+from rag.answerability import Abstention, Strictness
 from rag.citations import CitationRules, is_refusal
 from rag.conversations import ConversationStore
+from rag.evidence import Embed
 from rag.guardrails import Guardrails
 from rag.query_log import QueryLog
 from rag.retriever import HybridRetriever
 from rag.stages import (
+    Abstain,
     BuildPrompt,
     CheckSupport,
     DecideAnswerability,
@@ -50,7 +65,8 @@ class AskOptions:
     """How one question is asked. None means the setting's value.
 
     `client_id` keys the rate limit (the app's browser session), else `session_id` does; `on_queued`
-    hears the question's place while it waits for a busy model (0: its turn came)."""
+    hears the question's place while it waits for a busy model (0: its turn came); `strictness` is
+    how readily an answer the documents may not state is withheld (RAGCHAT_STRICTNESS)."""
 
     session_id: str | None = None
     bm25_weight: float | None = None
@@ -58,6 +74,7 @@ class AskOptions:
     top_k: int | None = None
     client_id: str | None = None
     on_queued: QueueListener | None = None
+    strictness: Strictness | None = None
 
 
 class AnswerStream:
@@ -119,6 +136,7 @@ class AnswerPipeline:
         guardrails: Guardrails,
         support: SupportChecker,
         query_log: QueryLog,
+        embed: Embed,
         memory: MemoryPort | None = None,
     ) -> None:
         """`llm` and `models` are called when needed (loading a model takes seconds); `memory` is None
@@ -130,10 +148,11 @@ class AnswerPipeline:
         self.note_facts = NoteFacts(memory)
         self.rewrite = Rewrite(llm, conversations, settings)
         self.retrieve = Retrieve(retriever)
-        self.select_evidence = SelectEvidence(settings)
+        self.select_evidence = SelectEvidence(settings, embed)
         self.decide = DecideAnswerability(memory, settings.memory_answer_min_similarity)
         self.build_prompt = BuildPrompt()
         self.generate = Generate(llm, settings)
+        self.abstain = Abstain()
         self.resolve_citations = ResolveCitations(CitationRules.from_settings(settings))
         self.check_support = CheckSupport(support)
         self.record = Record(conversations, query_log)
@@ -159,9 +178,15 @@ class AnswerPipeline:
         evidence = self.select_evidence.run(question, search_query, retrieval, memory)
         given = self.decide.run(question, evidence, memory)
 
+        reply = Reply()
+        decision: list[Abstention] = []  # set by the grounded stream once it has read the phrase line
+
         def finish(text: str, error: str | None) -> Answer:
-            refused = given.mode == "none" or (error is None and is_refusal(text))
+            abstained = bool(decision) and decision[0].refuse
+            said_nothing = error is None and (not text.strip() or says_not_covered(text))
+            refused = given.mode == "none" or abstained or said_nothing or (error is None and is_refusal(text))
             support: list[SentenceSupport] = []  # checked only for an answer from the evidence
+            uncovered: str | None = None
             if refused:
                 answer_text, citations = REFUSAL_TEXT, []
             elif error and not text.strip():
@@ -169,8 +194,11 @@ class AnswerPipeline:
             elif given.mode == "memory":
                 answer_text, citations = text.strip(), []  # memory is context, never a cited source
             else:
-                answer_text, citations = self.resolve_citations.run(text, given)
-                support = self.check_support.run(answer_text, citations, given, timings)
+                uncovered = reply.uncovered(question)
+                answer_text, citations = self.resolve_citations.run(text, given, self.generate.constrains())
+                answer_text, citations, support = self.check_support.run(answer_text, citations, given, timings)
+                if uncovered:
+                    answer_text = f"{answer_text} {uncovered}"
             score = confidence(support)
             timings["queue_wait_ms"] = round(queue.seconds * 1000, 1)
             timings["total_ms"] = elapsed_ms(started)
@@ -183,6 +211,8 @@ class AnswerPipeline:
                 citations=citations,
                 confidence=score,
                 low_confidence=score is not None and score < settings.low_confidence_threshold,
+                abstention=_scored(decision, reply, options.strictness or settings.strictness),
+                uncovered=None if refused else uncovered,
                 support=support,
                 timings_ms=timings,
                 models=self._models().model_copy(update={"reranker": retrieval.reranker}),
@@ -197,7 +227,45 @@ class AnswerPipeline:
         if given.mode == "none":
             return AnswerStream(question, None, finish)
         messages = self.build_prompt.run(question, search_query, given)
-        return AnswerStream(question, self.generate.run(messages, started, timings, queue), finish, messages)
+        if given.mode == "memory":
+            return AnswerStream(question, self.generate.run(messages, started, timings, queue), finish, messages)
+        strictness = options.strictness or settings.strictness
+        grounded = self._grounded(
+            messages, question, given, retrieval, strictness, reply, decision, started, timings, queue
+        )
+        return AnswerStream(question, grounded, finish, messages)
+
+    def _grounded(
+        self,
+        messages: list[ChatMessage],
+        question: str,
+        given: Given,
+        retrieval: Retrieval,
+        strictness: Strictness,
+        reply: Reply,
+        decision: list[Abstention],
+        started: float,
+        timings: Timings,
+        queue: QueueListener,
+    ) -> Iterator[str]:
+        """The answer's visible text, once the hidden phrase line said the evidence states it. When the
+        abstention score reaches the strictness threshold, generation stops and nothing is shown: the
+        stream's end gives the refusal."""
+        tokens = self.generate.run_tokens(messages, self.generate.grounded(given), started, timings, queue)
+        label = self.generate.label()
+        try:
+            for token in read_reply(tokens, reply):
+                if not decision:
+                    decision.append(self.abstain.run(reply, question, given, retrieval, label, strictness))
+                    if decision[0].refuse:
+                        return
+                yield token.text
+        finally:
+            close = getattr(tokens, "close", None)
+            if close is not None:
+                close()
+        if not decision:  # the reply ended on its phrase line ("Phrase: NONE")
+            decision.append(self.abstain.run(reply, question, given, retrieval, label, strictness))
 
     def _stopped(
         self, question: str, session_id: str | None, outcome: GuardrailOutcome, started: float, timings: Timings
@@ -249,3 +317,16 @@ class AnswerPipeline:
             return self.record.run(answer)
 
         return AnswerStream(message, run_graph(), finish)
+
+
+def _scored(decision: list[Abstention], reply: Reply, strictness: str) -> AbstentionScore | None:
+    if not decision:
+        return None
+    made = decision[0]
+    return AbstentionScore(
+        score=made.score,
+        threshold=made.threshold,
+        strictness=strictness,
+        calibrated=made.calibrated,
+        phrase=reply.phrase,
+    )

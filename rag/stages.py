@@ -27,11 +27,15 @@ from core.schemas import (
     SentenceSupport,
 )
 from core.settings import Settings
-from providers.llm.base import LLM, ChatMessage, QueueListener
-from rag.citations import CitationRules, resolve_citations
+from providers.llm.base import LLM, ChatMessage, QueueListener, Sampling, Token
+from rag.answer_format import Reply, answer_grammar
+from rag.answerability import Abstention, Strictness, decide
+from rag.citations import CitationRules, resolve_citations, uncite_unsupported
 from rag.context_budget import fit_hits, source_budget
 from rag.conversations import ConversationStore
+from rag.evidence import Embed, EvidencePicker
 from rag.guardrails import Guardrails
+from rag.navigation import is_navigation
 from rag.prompting import SYSTEM_PROMPT, build_memory_messages, build_messages, format_memory
 from rag.query_log import QueryLog
 from rag.query_rewriter import fallback_query, rewrite_query
@@ -99,21 +103,32 @@ class Rewrite:
 
 
 class Retrieve:
-    """Hybrid BM25 + dense search, fused, then reranked when a reranker exists."""
+    """Hybrid BM25 + dense search, fused, then reranked when a reranker exists; the top k leave out
+    tables of contents and indexes (rag/navigation.py), which match any question and state nothing."""
 
     def __init__(self, retriever: HybridRetriever) -> None:
         self._retriever = retriever
 
     def run(self, query: str, top_k: int, bm25_weight: float, rerank: bool) -> Retrieval:
-        return self._retriever.search(query, top_k, bm25_weight, rerank)
+        retrieval = self._retriever.search(query, top_k, bm25_weight, rerank)
+        hits = [hit for hit in retrieval.candidates if not is_navigation(hit.chunk.text)][:top_k]
+        return retrieval.model_copy(update={"hits": hits})
 
 
 class SelectEvidence:
-    """The chunks the model may see: those at or above the refusal threshold, cut to the prompt's
-    token budget (what the question, the query and the memory block leave of it)."""
+    """What the model may see: the chunks at or above the refusal threshold, cut to the prompt's
+    token budget (what the question, the query and the memory block leave of it), then to the
+    sentences of them that bear on the question (rag/evidence.py)."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, embed: Embed) -> None:
         self._settings = settings
+        self._picker = EvidencePicker(
+            embed,
+            settings.evidence_tokens,
+            settings.evidence_min_chunk_tokens,
+            settings.evidence_lexical_weight,
+            settings.source_header_tokens,
+        )
 
     def run(self, question: str, search_query: str, retrieval: Retrieval, memory: MemoryFacts) -> list[Hit]:
         settings = self._settings
@@ -126,7 +141,7 @@ class SelectEvidence:
             settings.context_tokens,
             settings.prompt_overhead_tokens,
         )
-        return fit_hits(relevant, budget, settings.source_header_tokens)
+        return self._picker.pick(question, fit_hits(relevant, budget, settings.source_header_tokens))
 
 
 class DecideAnswerability:
@@ -170,12 +185,30 @@ class Generate:
         self._llm = llm
         self._max_tokens = settings.llm_max_tokens
         self._temperature = settings.llm_temperature
+        self._max_sentences = settings.answer_max_sentences
 
     def run(self, messages: list[ChatMessage], started: float, timings: Timings, queue: QueueListener) -> Iterator[str]:
+        sampling = Sampling(max_tokens=self._max_tokens, temperature=self._temperature)
+        for token in self.run_tokens(messages, sampling, started, timings, queue):
+            yield token.text
+
+    def grounded(self, given: Given) -> Sampling:
+        """An answer from evidence: the reply's form enforced by a grammar naming the given ids, and
+        the top log-probabilities of its tokens for the abstention score."""
+        return Sampling(
+            max_tokens=self._max_tokens,
+            temperature=self._temperature,
+            grammar=answer_grammar([e.id for e in given.evidence], self._max_sentences),
+            top_logprobs=10,
+        )
+
+    def run_tokens(
+        self, messages: list[ChatMessage], sampling: Sampling, started: float, timings: Timings, queue: QueueListener
+    ) -> Iterator[Token]:
         llm = _load(self._llm, timings)
         generation_started = time.perf_counter()
         first = True
-        for token in llm.stream(messages, self._max_tokens, self._temperature, queue):
+        for token in llm.stream_tokens(messages, sampling, queue):
             if first:
                 timings["first_token_ms"] = elapsed_ms(started)
                 first = False
@@ -187,6 +220,29 @@ class Generate:
             timings["prompt_tokens"] = float(prompt["prompt_n"])
             timings["cached_prompt_tokens"] = float(prompt.get("cache_n", 0))
 
+    def label(self) -> str:
+        return self._llm().label
+
+    def constrains(self) -> bool:
+        return self._llm().constrains
+
+
+class Abstain:
+    """Answer or withhold, from the reply's hidden phrase line, the evidence and the retrieval
+    (rag/answerability.py)."""
+
+    def run(
+        self,
+        reply: Reply,
+        question: str,
+        given: Given,
+        retrieval: Retrieval,
+        model_label: str,
+        strictness: Strictness,
+    ) -> Abstention:
+        best_dense = max((h.scores.dense or 0.0 for h in retrieval.hits), default=0.0)
+        return decide(reply, question, given.hits, best_dense, model_label, strictness)
+
 
 class ResolveCitations:
     """Keep the markers that name given evidence, move misplaced ones, attribute an unmarked answer."""
@@ -194,21 +250,26 @@ class ResolveCitations:
     def __init__(self, rules: CitationRules) -> None:
         self._rules = rules
 
-    def run(self, text: str, given: Given) -> tuple[str, list[Citation]]:
-        return resolve_citations(text, given.hits, self._rules)
+    def run(self, text: str, given: Given, constrained: bool) -> tuple[str, list[Citation]]:
+        """`constrained`: the model's markers were forced to name given evidence (its own choice)."""
+        return resolve_citations(text, given.hits, self._rules, correct=not constrained)
 
 
 class CheckSupport:
-    """Whether each sentence's cited evidence holds it (terms, names, numbers, or a close paraphrase)."""
+    """Whether each sentence's cited evidence holds it (terms, names, numbers, or a close paraphrase);
+    a sentence it does not hold loses its citation (it stays, flagged)."""
 
     def __init__(self, checker: SupportChecker) -> None:
         self._checker = checker
 
-    def run(self, text: str, citations: list[Citation], given: Given, timings: Timings) -> list[SentenceSupport]:
+    def run(
+        self, text: str, citations: list[Citation], given: Given, timings: Timings
+    ) -> tuple[str, list[Citation], list[SentenceSupport]]:
         started = time.perf_counter()
         support = self._checker.check(text, citations, given.hits)
+        text, citations = uncite_unsupported(text, citations, {s.sentence for s in support if not s.supported})
         timings["support_ms"] = elapsed_ms(started)
-        return support
+        return text, citations, support
 
 
 class NoteFacts:

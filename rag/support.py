@@ -66,7 +66,7 @@ class SupportChecker:
 
     def _judge(self, text: str, sources: list[int], hits: list[Hit], similarity: float | None) -> SentenceSupport:
         source_text = "\n".join(hits[n - 1].chunk.text for n in sources)
-        available = _terms(source_text)
+        available = _terms(source_text) | spelled_numbers(source_text)
         terms = _terms(text)
         overlap = len(terms & available) / len(terms)
         missing = [term for term in key_terms(text) if not _present(term, available)]
@@ -106,6 +106,27 @@ def key_terms(sentence: str) -> list[str]:
     names = [_POSSESSIVE.sub("", m.group(0)) for m in _NAME.finditer(sentence) if m.start() > 0]
     numbers = [m.group(0).rstrip(".,") for m in _NUMBER.finditer(sentence)]
     return list(dict.fromkeys(t for t in [*numbers, *names] if tokenize(t)))
+
+
+_UNITS = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen \
+seventeen eighteen nineteen".split()
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_SPELLED = re.compile(
+    rf"\b(?:({'|'.join(_TENS)})(?:[\s-]({'|'.join(_UNITS[1:10])}))?|({'|'.join(_UNITS)}))\b", re.IGNORECASE
+)
+
+
+def spelled_numbers(text: str) -> set[str]:
+    """The numbers a text spells out, as digits ("eleven" → "11", "forty-two" → "42"): a sentence that
+    writes 11 is backed by a source that says eleven."""
+    found: set[str] = set()
+    for match in _SPELLED.finditer(text):
+        tens, unit, alone = (g.lower() if g else None for g in match.groups())
+        if alone:
+            found.add(str(_UNITS.index(alone)))
+        elif tens:
+            found.add(str(20 + 10 * _TENS.index(tens) + (_UNITS.index(unit) if unit else 0)))
+    return found
 
 
 def _terms(text: str) -> set[str]:

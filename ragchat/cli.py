@@ -132,6 +132,15 @@ def _retrieval_flags(args: argparse.Namespace) -> dict[str, object]:
     return {"bm25_weight": args.bm25_weight, "rerank": not args.no_rerank}
 
 
+def _add_strictness_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--strictness",
+        choices=["lenient", "balanced", "strict"],
+        default=None,
+        help="how readily an answer the documents may not state is withheld (default RAGCHAT_STRICTNESS)",
+    )
+
+
 def cmd_search(args: argparse.Namespace) -> int:
     service = _service(args)
     flags = _retrieval_flags(args)
@@ -179,7 +188,13 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from rag.pipeline import AskOptions
 
     service = _service(args)
-    options = AskOptions(session_id=args.session, top_k=args.k, on_queued=_QueueNotice(), **_retrieval_flags(args))
+    options = AskOptions(
+        session_id=args.session,
+        top_k=args.k,
+        on_queued=_QueueNotice(),
+        strictness=args.strictness,
+        **_retrieval_flags(args),
+    )
     stream = service.ask_stream(args.question, options)
     if args.json:
         answer = stream.finish()
@@ -478,7 +493,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from eval.report import deltas_text, summary_text, write_report
     from eval.runner import EvalError, run_comparison, run_eval
 
-    settings = get_settings()
+    settings = get_settings(strictness=args.strictness)
     try:
         dataset = load_dataset(args.dataset)
         if args.docs:
@@ -591,6 +606,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--session", help="continue (or start) the conversation with this id")
     p.add_argument("-k", type=int, default=None, help="passages given to the model (default RAGCHAT_TOP_K)")
     _add_retrieval_flags(p)
+    _add_strictness_flag(p)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_ask)
 
@@ -649,6 +665,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, help="report folder (default RAGCHAT_EVAL_REPORTS_DIR, reports/)")
     p.add_argument("--name", default="eval", help="report file name stem (default eval)")
     p.add_argument("--no-ragas", action="store_true", help="skip the RAGAS metrics")
+    _add_strictness_flag(p)
     p.add_argument("--json", action="store_true", help="print the whole result as JSON")
     p.set_defaults(func=cmd_eval)
 

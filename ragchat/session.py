@@ -180,6 +180,7 @@ class Session:
             guardrails,
             support,
             self.query_log,
+            lambda texts: self.app.embedder.embed(texts),
             self.memory if settings.memory_enabled else None,
         )
 

@@ -3,6 +3,8 @@ guardrails, lexical support check and query log in a temporary SQLite file."""
 
 from __future__ import annotations
 
+import re
+import zlib
 from collections.abc import Callable
 
 from core.schemas import ModelInfo
@@ -29,4 +31,16 @@ def build_pipeline(settings: Settings, retriever: object, llm_factory: Callable[
             None, settings.support_min_term_share, settings.support_min_similarity, settings.support_min_terms
         ),
         QueryLog(db),
+        word_vectors,
     )
+
+
+def word_vectors(texts: list[str]) -> list[list[float]]:
+    """A stand-in embedder: each word adds 1 to one of 64 dimensions (sentences sharing words are close)."""
+    vectors = []
+    for text in texts:
+        vector = [0.0] * 64
+        for word in re.findall(r"\w+", text.lower()):
+            vector[zlib.crc32(word.encode()) % 64] += 1.0
+        vectors.append(vector)
+    return vectors

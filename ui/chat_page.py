@@ -14,8 +14,8 @@ from rag.conversation_export import LOW_CONFIDENCE_NOTE
 from rag.pipeline import AskOptions
 from ragchat.session import Session, Turn
 from ui import ingest_panel
-from ui.citations import render_citation_chips
-from ui.common import calm_errors, calm_notice, duration, get_user_service, shorten
+from ui.citations import blockquote, render_citation_chips
+from ui.common import calm_errors, calm_notice, duration, escape_markdown, get_user_service, shorten
 from ui.copy_button import copy_button
 from ui.memory_panel import render_memory_panel
 from ui.settings_panel import init_settings, render_model_status, render_settings, retrieval_options
@@ -176,6 +176,8 @@ def render_answer_details(answer: Answer, candidates: list[Hit]) -> None:
     if not answer.refused:
         render_support(answer)
         render_sources(answer)
+    elif answer.given.evidence:
+        render_closest_passages(answer)
     if answer.memory_used and not answer.refused:
         render_memory_used(answer)
     if candidates:
@@ -183,6 +185,16 @@ def render_answer_details(answer: Answer, candidates: list[Hit]) -> None:
     if answer.memory_note and answer.memory_note != answer.answer:
         st.info(answer.memory_note, icon=":material/neurology:")
     st.caption(_timing_text(answer))
+
+
+def render_closest_passages(answer: Answer) -> None:
+    """A refusal carries no citation; the passages the model read are shown apart, as what they are."""
+    with st.expander(f"Closest passages ({len(answer.given.evidence)}) — not support for an answer"):
+        st.caption("Your documents do not state the answer. This is the nearest text the model read.")
+        for item in answer.given.evidence:
+            chunk = item.hit.chunk
+            st.markdown(f"**{escape_markdown(chunk.source)}** — {escape_markdown(chunk.locator)}")
+            st.markdown(blockquote(shorten(chunk.text, 400)))
 
 
 def render_memory_used(answer: Answer) -> None:
@@ -310,6 +322,15 @@ def _timing_text(answer: Answer) -> str:
     parts = [f"model: {answer.models.llm}"]
     if answer.confidence is not None:
         parts.insert(0, f"confidence {answer.confidence:.2f}")
+    if (scored := answer.abstention) is not None and scored.score is not None:
+        calibrated = "" if scored.calibrated else ", uncalibrated for this model"
+        parts.insert(
+            0,
+            f"not-stated score {scored.score:.2f} (refuses at {scored.threshold:.2f}, {scored.strictness}{calibrated})",
+        )
+    if answer.citations:
+        own = sum(c.method == "marker" for c in answer.citations)
+        parts.append(f"{own} of {len(answer.citations)} citations chosen by the model")
     if "first_token_ms" in timings:
         first = f"first token {duration(timings['first_token_ms'])}"
         if timings.get("llm_load_ms", 0) >= 500:

@@ -25,6 +25,8 @@ def render_citation(citation: Citation) -> None:
     st.markdown(f"**{escape_markdown(citation.source)}** — {escape_markdown(citation.locator)}")
     if note := citation_note(citation):
         st.caption(note[0].upper() + note[1:] + ".")
+    else:
+        st.caption("Cited by the model itself.")
     st.markdown(blockquote(citation.snippet))
 
 

@@ -15,12 +15,14 @@ from typing import Any
 import streamlit as st
 
 from core.schemas import LLMChoice, LLMOption, LLMStatus
+from rag.answerability import level_rates
 from ragchat.session import Session
 from ui.common import FAILURE_ICON, calm_notice, escape_markdown
 
 log = logging.getLogger("ragchat.app")
 
 TOP_K_MAX = 10
+STRICTNESS_LEVELS = ["lenient", "balanced", "strict"]
 STATUS_POLL_S = 2  # while the model loads, the status line refreshes itself this often
 _BADGES = {
     "ready": ("Ready", "green", ":material/check_circle:"),
@@ -34,14 +36,16 @@ def init_settings(service: Session) -> None:
     st.session_state.setdefault("bm25_weight", service.settings.bm25_weight)
     st.session_state.setdefault("top_k", max(1, min(service.settings.top_k, TOP_K_MAX)))
     st.session_state.setdefault("rerank", True)
+    st.session_state.setdefault("strictness", service.settings.strictness)
 
 
 def retrieval_options() -> dict[str, Any]:
-    """This session's retrieval settings, as AskOptions takes them."""
+    """This session's retrieval and answering settings, as AskOptions takes them."""
     return {
         "bm25_weight": st.session_state.bm25_weight,
         "rerank": st.session_state.rerank,
         "top_k": st.session_state.top_k,
+        "strictness": st.session_state.strictness or None,  # a cleared control: the setting's level
     }
 
 
@@ -51,6 +55,7 @@ def render_settings(service: Session) -> None:
             calm_notice(notice)
         render_model_choice(service)
         render_retrieval_settings(service)
+        render_answer_settings(service)
 
 
 def render_model_choice(service: Session) -> None:
@@ -116,6 +121,31 @@ def render_retrieval_settings(service: Session) -> None:
         st.caption(f"Reranker: {label}")
     else:
         st.toggle("Rerank with the cross-encoder", key="rerank", help=label)
+
+
+def render_answer_settings(service: Session) -> None:
+    st.markdown("**Answering**")
+    st.segmented_control(
+        "Refusal strictness",
+        STRICTNESS_LEVELS,
+        key="strictness",
+        format_func=str.capitalize,
+        help="How readily an answer is withheld when your documents may not state it. Lenient answers more "
+        "and refuses fewer answerable questions; strict refuses more of the questions the documents don't "
+        "answer. " + strictness_rates(service.app.llm_status().label),
+    )
+
+
+def strictness_rates(model_label: str) -> str:
+    """What each level gave on held-out calibration questions for this model, in one sentence."""
+    rates = level_rates(model_label)
+    if rates is None:
+        return f"{model_label} is not calibrated: the levels use default thresholds."
+    parts = [
+        f"{level}: refuses {r.refusal:.0%} of unanswerable, {r.false_refusal:.0%} of answerable"
+        for level, r in rates.items()
+    ]
+    return f"Measured for {model_label} on held-out questions — " + "; ".join(parts) + "."
 
 
 def render_model_status(service: Session) -> None:

@@ -1,6 +1,7 @@
 """Typed data passed between pipeline stages, split by domain. A stage takes and returns these, nothing ad hoc."""
 
 from core.schemas.answers import (
+    AbstentionScore,
     Answer,
     Citation,
     Evidence,
@@ -47,6 +48,7 @@ from core.schemas.retrieval import (
 )
 
 __all__ = [
+    "AbstentionScore",
     "Answer",
     "Chunk",
     "ChunkKind",

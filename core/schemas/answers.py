@@ -54,6 +54,16 @@ class GuardrailOutcome(BaseModel):
     retry_after_s: float | None = Field(default=None, description="rate_limit: seconds until a question is accepted.")
 
 
+class AbstentionScore(BaseModel):
+    """The answer-or-abstain decision (rag/answerability.py)."""
+
+    score: float | None = Field(description="P(the documents do not state the answer), 0 to 1; None: not scored.")
+    threshold: float = Field(description="The strictness level's threshold: at or above it, the answer is withheld.")
+    strictness: str
+    calibrated: bool = Field(description="Whether the threshold was calibrated for the model that answered.")
+    phrase: str | None = Field(default=None, description="The answer phrase the model copied from the evidence.")
+
+
 class Evidence(BaseModel):
     """One numbered source in the prompt: the model cites it as [id]."""
 
@@ -94,6 +104,13 @@ class Answer(BaseModel):
         "refusal, a memory answer or a guardrail notice).",
     )
     low_confidence: bool = Field(default=False, description="confidence is below RAGCHAT_LOW_CONFIDENCE_THRESHOLD.")
+    abstention: AbstentionScore | None = Field(
+        default=None, description="Whether the documents state the answer, as the model read them (None: not scored)."
+    )
+    uncovered: str | None = Field(
+        default=None,
+        description="A partial answer's closing sentence: the part of the question the documents do not cover.",
+    )
     support: list[SentenceSupport] = Field(
         default_factory=list, description="Each checked sentence of the answer and whether its sources support it."
     )

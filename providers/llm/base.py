@@ -14,6 +14,26 @@ class ChatMessage(BaseModel):
     content: str
 
 
+class Sampling(BaseModel):
+    """How one reply is generated. `grammar` (GBNF) and `top_logprobs` are honoured by providers
+    that can (`LLM.constrains`, `LLM.gives_logprobs`); others ignore them."""
+
+    max_tokens: int
+    temperature: float
+    grammar: str | None = None
+    top_logprobs: int = 0
+
+
+class Token(BaseModel):
+    """A piece of the reply and, when they were asked for and the provider gives them, the natural
+    log-probability the model gave it and the most likely tokens at its position (token text →
+    log-probability), both before any grammar narrowed the choice."""
+
+    text: str
+    logprob: float | None = None
+    alternatives: dict[str, float] = {}
+
+
 class LLMError(RuntimeError):
     """The model could not answer (server down, model missing); the message says why."""
 
@@ -26,6 +46,8 @@ class LLM(ABC):
     """A chat model. `label` is what the UI and `ask --json` report as the model that ran."""
 
     label: str
+    constrains: bool = False  # honours Sampling.grammar: the reply always matches it
+    gives_logprobs: bool = False  # fills Token.alternatives when Sampling.top_logprobs > 0
 
     @abstractmethod
     def stream(
@@ -38,6 +60,13 @@ class LLM(ABC):
         """Yield the reply's text as it is generated. A provider that queues its callers (the
         embedded model: one generation at a time) tells `on_queued` the caller's place while it
         waits; a server-backed provider queues on the server and never calls it."""
+
+    def stream_tokens(
+        self, messages: list[ChatMessage], sampling: Sampling, on_queued: QueueListener | None = None
+    ) -> Iterator[Token]:
+        """Like `stream`, honouring what this provider can of `sampling` (see `constrains`)."""
+        for text in self.stream(messages, sampling.max_tokens, sampling.temperature, on_queued):
+            yield Token(text=text)
 
     def complete(
         self,

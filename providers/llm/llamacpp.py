@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from providers.llm.base import LLM, ChatMessage, LLMError, QueueListener
+from providers.llm.base import LLM, ChatMessage, LLMError, QueueListener, Sampling, Token
 from providers.llm.generation_queue import GenerationQueue
 
 _DONE = object()
@@ -17,6 +17,9 @@ _DONE = object()
 class LlamaCppLLM(LLM):
     """One llama.cpp instance generating one reply at a time (one slot, 2 cores): callers wait in a
     first-come, first-served GenerationQueue and hear their place in it."""
+
+    constrains = True
+    gives_logprobs = True
 
     def __init__(
         self,
@@ -70,15 +73,26 @@ class LlamaCppLLM(LLM):
         temperature: float,
         on_queued: QueueListener | None = None,
     ) -> Iterator[str]:
-        request = {
+        for token in self.stream_tokens(messages, Sampling(max_tokens=max_tokens, temperature=temperature), on_queued):
+            yield token.text
+
+    def stream_tokens(
+        self, messages: list[ChatMessage], sampling: Sampling, on_queued: QueueListener | None = None
+    ) -> Iterator[Token]:
+        request: dict[str, Any] = {
             "messages": [m.model_dump() for m in messages],
             "stream": True,
-            "max_tokens": max_tokens,
-            "temperature": temperature,
+            "max_tokens": sampling.max_tokens,
+            "temperature": sampling.temperature,
             # Reuse the KV cache of the longest common prefix with the previous prompt: the fixed
             # system prompt is processed once, not on every question.
             "cache_prompt": True,
         }
+        if sampling.grammar:
+            request["grammar"] = sampling.grammar
+        if sampling.top_logprobs:
+            request["logprobs"] = True
+            request["top_logprobs"] = sampling.top_logprobs
         # Waits here, in the consumer's thread (its listener may update a page), on its first next().
         slot = self.queue.acquire(on_queued)
         tokens: queue.Queue[Any] = queue.Queue()
@@ -93,7 +107,7 @@ class LlamaCppLLM(LLM):
             for choice in chunk.get("choices", []):
                 text = (choice.get("delta") or {}).get("content")
                 if text:
-                    tokens.put(text)
+                    tokens.put(_token(text, choice))
             return cancelled.is_set()
 
         def run() -> None:
@@ -123,4 +137,20 @@ class LlamaCppLLM(LLM):
         finally:
             # The consumer is done, or stopped reading (closed the stream, a Streamlit rerun): a
             # True from on_chunk makes llama.cpp stop at its next token, and the worker frees the slot.
+            # Waiting for that keeps a process that exits right after (the CLI, having refused at the
+            # phrase line) from ending while llama.cpp still runs, which aborts it.
             cancelled.set()
+            worker.join(timeout=60)
+
+
+def _token(text: str, choice: dict[str, Any]) -> Token:
+    """A streamed piece with the log-probabilities llama.cpp gave for its first token, if asked."""
+    content = (choice.get("logprobs") or {}).get("content") or []
+    if not content:
+        return Token(text=text)
+    first = content[0]
+    return Token(
+        text=text,
+        logprob=float(first["logprob"]),
+        alternatives={str(t["token"]): float(t["logprob"]) for t in first.get("top_logprobs", [])},
+    )

@@ -1,0 +1,282 @@
+"""The abstention score's signals on SQuAD 2.0 articles, and its calibration per model (issue 20).
+
+collect: indexes the articles in a temporary home and, for a seeded sample of each article's
+questions (half answerable, half adversarial unanswerable), runs the real answer path up to the
+answer's first visible token (retrieval, evidence, the fixed prompt, the grammar-constrained hidden
+phrase line) and saves each question's signals (rag/answerability.py SIGNALS) as a JSON line. Rows
+are appended as they come, and a rerun skips ids already saved.
+
+fit: fits the logistic abstention model on the rows of the --train articles, then prints, on the
+--test articles (never seen by the fit): each signal's ROC AUC alone, the model's AUC, refusal and
+false refusal over a threshold grid and at each strictness level. A level's threshold is the one
+that refuses most unanswerable training questions while falsely refusing at most its budget of
+answerable ones (lenient 5%, balanced 12%, strict 25%). `--write` stores the model and thresholds
+in rag/abstention_calibration.json for that LLM.
+
+    .venv/bin/python bench/answerability_signals.py collect --data ../shared/data/squad2-more \\
+        --per-article 50 --model qwen2.5-coder-1.5b --out reports/abstention/rows-1.5b.jsonl
+    .venv/bin/python bench/answerability_signals.py fit --rows reports/abstention/rows-1.5b.jsonl \\
+        --test Harvard_University Immune_system Packet_switching --model qwen2.5-coder-1.5b --write
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from scipy.optimize import minimize
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from core.schemas import MemoryFacts
+from core.settings import get_settings
+from rag.answer_format import Reply, read_reply
+from rag.answerability import CALIBRATION_FILE, DEFAULT_THRESHOLDS, FALSE_REFUSAL_BUDGETS, SIGNALS, signals
+from ragchat.application import open_session
+
+GRID = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
+
+
+def load_questions(data: Path, per_article: int, seed: int) -> list[dict]:
+    """Per article, up to per_article/2 answerable and as many unanswerable questions, seeded, taken
+    round-robin over the articles and both kinds, so a run stopped early is still balanced."""
+    rows = [json.loads(line) for line in (data / "questions.jsonl").read_text(encoding="utf-8").splitlines() if line]
+    by_doc: dict[str, dict[bool, list[dict]]] = {}
+    for row in rows:
+        by_doc.setdefault(row.get("doc_file", "Normans.md"), {True: [], False: []})[row["is_impossible"]].append(row)
+    rng = random.Random(seed)
+    lanes = [
+        rng.sample(by_doc[doc][impossible], min(per_article // 2, len(by_doc[doc][impossible])))
+        for doc in sorted(by_doc)
+        for impossible in (False, True)
+    ]
+    return [lane[i] for i in range(max(map(len, lanes), default=0)) for lane in lanes if i < len(lane)]
+
+
+def collect(args: argparse.Namespace) -> None:
+    questions = load_questions(args.data, args.per_article, args.seed)
+    done = set()
+    if args.out.exists():
+        done = {json.loads(line)["id"] for line in args.out.read_text(encoding="utf-8").splitlines() if line}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        os.environ["RAGCHAT_HOME"] = str(args.home or scratch)
+        settings = get_settings(memory_enabled=False, llm_model=args.model, llm_provider="llamacpp")
+        session = open_session(settings)
+        for doc in sorted({q.get("doc_file", "Normans.md") for q in questions}):
+            path = args.data / doc
+            session.ingest_bytes(path.name, path.read_bytes())
+        pipeline, llm = session.pipeline, session.app.llm()
+        with args.out.open("a", encoding="utf-8") as out:
+            for n, q in enumerate(questions, 1):
+                if q["id"] in done:
+                    continue
+                row = ask_phrase(pipeline, llm, settings, q)
+                out.write(json.dumps(row) + "\n")
+                out.flush()
+                print(f"{n}/{len(questions)} {row['answerable']} {row['phrase']!r} {row['signals']}", file=sys.stderr)
+
+
+def ask_phrase(pipeline, llm, settings, q: dict) -> dict:
+    """The answer path up to the first visible token: the signals the abstention score reads."""
+    question = q["question"]
+    started = time.perf_counter()
+    retrieval = pipeline.retrieve.run(question, settings.top_k, settings.bm25_weight, True)
+    evidence = pipeline.select_evidence.run(question, question, retrieval, MemoryFacts())
+    given = pipeline.decide.run(question, evidence, MemoryFacts())
+    gold = [a.lower() for a in q["answers"]]
+    text = " ".join(h.chunk.text for h in given.hits).lower()
+    row = {
+        "id": q["id"],
+        "article": Path(q.get("doc_file", "Normans.md")).stem,
+        "answerable": not q["is_impossible"],
+        "evidence_has_gold": any(g in text for g in gold) if gold else None,
+        "phrase": None,
+        "signals": None,
+        "gated": given.mode == "none",
+        "model": llm.label,
+    }
+    if given.mode == "none":
+        return row
+    messages = pipeline.build_prompt.run(question, question, given)
+    reply = Reply()
+    tokens = llm.stream_tokens(messages, pipeline.generate.grounded(given))
+    for _ in read_reply(tokens, reply):
+        break
+    tokens.close()
+    best_dense = max((h.scores.dense or 0.0 for h in retrieval.hits), default=0.0)
+    row.update(
+        phrase=reply.phrase,
+        signals=signals(reply, question, given.hits, best_dense),
+        said_none=reply.said_none,
+        seconds=round(time.perf_counter() - started, 2),
+        prompt_tokens=getattr(llm, "last_timings", {}).get("prompt_n"),
+    )
+    return row
+
+
+def auc(positives: list[float], negatives: list[float]) -> float:
+    """P(a random unanswerable scores above a random answerable), ties count half."""
+    if not positives or not negatives:
+        return float("nan")
+    pos, neg = np.asarray(positives), np.asarray(negatives)
+    wins = (pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()
+    return float(wins / (len(pos) * len(neg)))
+
+
+def matrix(rows: list[dict]) -> tuple[np.ndarray, np.ndarray]:
+    x = np.array([[r["signals"][name] for name in SIGNALS] for r in rows], dtype=np.float64)
+    y = np.array([0.0 if r["answerable"] else 1.0 for r in rows])
+    return x, y
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """(weights, means, scales, bias) of an L2-regularised logistic regression on standardised x."""
+    means, scales = x.mean(axis=0), x.std(axis=0)
+    scales[scales == 0] = 1.0
+    z = (x - means) / scales
+
+    def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        w, b = theta[:-1], theta[-1]
+        p = 1 / (1 + np.exp(-(z @ w + b)))
+        eps = 1e-9
+        value = -np.mean(y * np.log(p + eps) + (1 - y) * np.log(1 - p + eps)) + l2 * w @ w
+        grad_w = z.T @ (p - y) / len(y) + 2 * l2 * w
+        return value, np.append(grad_w, np.mean(p - y))
+
+    theta = minimize(loss, np.zeros(z.shape[1] + 1), jac=True, method="L-BFGS-B").x
+    return theta[:-1], means, scales, float(theta[-1])
+
+
+def score_rows(rows: list[dict], w: np.ndarray, means: np.ndarray, scales: np.ndarray, bias: float) -> list[float]:
+    x, _ = matrix(rows)
+    z = (x - means) / scales
+    return (1 / (1 + np.exp(-(z @ w + bias)))).tolist()
+
+
+def rates(rows: list[dict], scores: list[float | None], threshold: float) -> tuple[float, float]:
+    """(refusal of unanswerable, false refusal of answerable): gated and NONE replies always refuse."""
+
+    def refused(row: dict, score: float | None) -> bool:
+        return row["gated"] or bool(row.get("said_none")) or (score is not None and score >= threshold)
+
+    impossible = [refused(r, s) for r, s in zip(rows, scores, strict=True) if not r["answerable"]]
+    answerable = [refused(r, s) for r, s in zip(rows, scores, strict=True) if r["answerable"]]
+    return sum(impossible) / max(len(impossible), 1), sum(answerable) / max(len(answerable), 1)
+
+
+def choose_thresholds(rows: list[dict], scores: list[float | None]) -> dict[str, float]:
+    """Per level, the lowest threshold whose false refusal stays within the level's budget."""
+    candidates = sorted({round(s, 4) for s in scores if s is not None} | {1.0})
+    chosen = {}
+    for level, budget in FALSE_REFUSAL_BUDGETS.items():
+        fitting = [t for t in candidates if rates(rows, scores, t)[1] <= budget]
+        chosen[level] = min(fitting) if fitting else 1.0
+    return chosen
+
+
+def fit(args: argparse.Namespace) -> None:
+    rows = [json.loads(line) for path in args.rows for line in path.read_text(encoding="utf-8").splitlines() if line]
+    rows = [r for r in rows if args.model in r["model"]]
+    test = [r for r in rows if r["article"] in args.test]
+    train = [r for r in rows if r["article"] not in args.test]
+    print(f"load average {os.getloadavg()}; model {args.model}")
+    for name, part in (("train", train), ("test", test)):
+        articles = sorted({r["article"] for r in part})
+        answerable = sum(r["answerable"] for r in part)
+        print(f"{name}: {len(part)} questions ({answerable} answerable) from {', '.join(articles)}")
+    scored_train = [r for r in train if r["signals"] is not None]
+    scored_test = [r for r in test if r["signals"] is not None]
+    print("\nROC AUC on the test articles (higher: unanswerable scores higher)")
+    for n, name in enumerate(SIGNALS):
+        x, y = matrix(scored_test)
+        values = x[:, n]
+        a = auc(values[y == 1].tolist(), values[y == 0].tolist())
+        print(f"  {name:22} {max(a, 1 - a):.3f}{'' if a >= 0.5 else ' (inverted)'}")
+    x, y = matrix(scored_train)
+    w, means, scales, bias = fit_logistic(x, y, args.l2)
+    test_scores = score_rows(scored_test, w, means, scales, bias)
+    _, y_test = matrix(scored_test)
+    pos = [s for s, t in zip(test_scores, y_test, strict=True) if t == 1]
+    neg = [s for s, t in zip(test_scores, y_test, strict=True) if t == 0]
+    print(f"  {'combined (logistic)':22} {auc(pos, neg):.3f}")
+    print("  weights: " + ", ".join(f"{n} {v:+.2f}" for n, v in zip(SIGNALS, w, strict=True)) + f", bias {bias:+.2f}")
+    by_id = {r["id"]: s for r, s in zip(scored_test, test_scores, strict=True)}
+    all_test_scores = [by_id.get(r["id"]) for r in test]
+    train_by_id = {
+        r["id"]: s for r, s in zip(scored_train, score_rows(scored_train, w, means, scales, bias), strict=True)
+    }
+    all_train_scores = [train_by_id.get(r["id"]) for r in train]
+    thresholds = choose_thresholds(train, all_train_scores)
+    print("\nthreshold  refusal  false-refusal   (test articles)")
+    for threshold in GRID:
+        refusal, false_refusal = rates(test, all_test_scores, threshold)
+        print(f"{threshold:9.2f}  {refusal:7.3f}  {false_refusal:13.3f}")
+    print("\nstrictness levels (threshold chosen on the train articles)")
+    held_out = {}
+    for level, threshold in thresholds.items():
+        train_r, train_f = rates(train, all_train_scores, threshold)
+        test_r, test_f = rates(test, all_test_scores, threshold)
+        held_out[level] = {"refusal": round(test_r, 3), "false_refusal": round(test_f, 3)}
+        print(
+            f"  {level:9} {threshold:.3f}: train refusal {train_r:.3f} / false {train_f:.3f}; "
+            f"test refusal {test_r:.3f} / false {test_f:.3f}"
+        )
+    p_none_test = [r["signals"]["p_none"] if r["signals"] else None for r in test]
+    for level, threshold in DEFAULT_THRESHOLDS.items():
+        refusal, false_refusal = rates(test, p_none_test, threshold)
+        print(
+            f"  uncalibrated default {level} (P(NONE) ≥ {threshold}): refusal {refusal:.3f} / false {false_refusal:.3f}"
+        )
+    answered = [r for r in test if r["answerable"]]
+    print(f"\nevidence holds the gold answer: {statistics.mean(bool(r['evidence_has_gold']) for r in answered):.3f}")
+    seconds = [r["seconds"] for r in rows if r.get("seconds")]
+    if seconds:
+        print(f"seconds to the first visible token, median {statistics.median(seconds):.2f}")
+    if args.write:
+        data = json.loads(CALIBRATION_FILE.read_text(encoding="utf-8")) if CALIBRATION_FILE.exists() else {}
+        data.setdefault("models", {})[args.model] = {
+            "weights": dict(zip(SIGNALS, map(float, w), strict=True)),
+            "means": dict(zip(SIGNALS, map(float, means), strict=True)),
+            "scales": dict(zip(SIGNALS, map(float, scales), strict=True)),
+            "bias": bias,
+            "thresholds": thresholds,
+            "held_out_rates": held_out,
+            "held_out_articles": sorted({r["article"] for r in test}),
+            "fitted_on": sorted({r["article"] for r in train}),
+            "rows": len(scored_train),
+        }
+        CALIBRATION_FILE.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        print(f"wrote {CALIBRATION_FILE}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    c = commands.add_parser("collect")
+    c.add_argument("--data", type=Path, required=True)
+    c.add_argument("--per-article", type=int, default=50)
+    c.add_argument("--seed", type=int, default=20)
+    c.add_argument("--model", default="qwen2.5-coder-1.5b")
+    c.add_argument("--out", type=Path, required=True)
+    c.add_argument("--home", type=Path, help="keep the index here (a rerun skips the ingest)")
+    f = commands.add_parser("fit")
+    f.add_argument("--rows", type=Path, nargs="+", required=True)
+    f.add_argument("--test", nargs="+", required=True, help="articles held out of the fit")
+    f.add_argument("--model", default="qwen2.5-coder-1.5b")
+    f.add_argument("--l2", type=float, default=0.01)
+    f.add_argument("--write", action="store_true")
+    args = parser.parse_args()
+    (collect if args.command == "collect" else fit)(args)
+
+
+if __name__ == "__main__":
+    main()

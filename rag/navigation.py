@@ -1,0 +1,27 @@
+"""Navigation pages: a table of contents or an index, recognised by its shape, not its words.
+
+Such a page lists many topics, each with a leader (dots, an ellipsis or a run of spaces) and page
+numbers, so it shares terms with almost any question about the manual and wins retrieval without
+stating anything. The answer path leaves such chunks out of the evidence (`ragchat search` still
+shows them). A line counts as a pointer when a leader is followed by page numbers ("12", "8, 11, 27",
+"34–36", "xii") at its end; a chunk is navigation when enough of its lines are pointers.
+"""
+
+from __future__ import annotations
+
+import re
+
+_POINTER = re.compile(
+    r"\S.*?(?:(?:\.\s?){3,}|…+|\s{3,})\s*(?:\d{1,4}(?:\s*[,–-]\s*\d{1,4})*|[ivxlc]{1,7})\s*$",
+    re.IGNORECASE,
+)
+MIN_POINTER_LINES = 3
+MIN_POINTER_SHARE = 0.4
+
+
+def is_navigation(text: str) -> bool:
+    """A table of contents or index chunk: at least MIN_POINTER_LINES lines, and MIN_POINTER_SHARE of
+    its lines, end in a leader and page numbers."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    pointers = sum(1 for line in lines if " | " not in line and _POINTER.match(line))
+    return pointers >= MIN_POINTER_LINES and pointers >= MIN_POINTER_SHARE * len(lines)

@@ -1,0 +1,96 @@
+"""Grounded answers on the real 0.5B model: the grammar forces the reply's form and valid markers,
+and the abstention score decides, before anything is shown, whether an answer is given at all."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from core.settings import REFUSAL_TEXT, get_settings
+from providers.llm.base import ChatMessage, Sampling
+from rag import answerability
+from rag.answer_format import answer_grammar
+from rag.prompting import SYSTEM_PROMPT
+from ragchat.application import open_session
+from tests.fixtures import write_report_pdf
+
+EVIDENCE = """<evidence>
+[1] (harbour.pdf, page 1)
+The harbour opened in 1871. Its first master was Ada Lind.
+
+[2] (harbour.pdf, page 4)
+Storms closed the harbour in 1903. The museum now holds its logbooks.
+</evidence>
+
+Question: {question}
+Reply with the Phrase, Answer and Missing lines."""
+FORM = re.compile(r"^Phrase: ?(NONE|[^\n\[\]]+\nAnswer: ([^\n]+)\nMissing: ?[^\n\[\]]+)$")
+
+
+@pytest.mark.parametrize(
+    "question", ["Who was the first master of the harbour?", "When did storms close the harbour?", "Who built it?"]
+)
+def test_the_grammar_forces_the_form_and_markers_from_the_given_ids(home: Path, question: str) -> None:
+    llm = open_session(get_settings()).app.llm()
+    messages = [
+        ChatMessage(role="system", content=SYSTEM_PROMPT),
+        ChatMessage(role="user", content=EVIDENCE.format(question=question)),
+    ]
+    sampling = Sampling(max_tokens=120, temperature=0.0, grammar=answer_grammar([1, 2]), top_logprobs=10)
+    reply = "".join(t.text for t in llm.stream_tokens(messages, sampling))
+    form = FORM.match(reply)
+    assert form, reply
+    if form.group(2):
+        answer = form.group(2)
+        assert set(re.findall(r"\[(\d+)\]", answer)) <= {"1", "2"} and re.search(r"\[\d\]", answer), answer
+        for sentence in re.split(r"(?<=\])\.? (?=[A-Z])", answer):
+            assert re.search(r"\[\d\]\.?$", sentence), sentence
+
+
+@pytest.fixture
+def report(home: Path, tmp_path: Path) -> Path:
+    return write_report_pdf(tmp_path / "report.pdf")
+
+
+def ask(
+    report: Path,
+    strictness: str,
+    monkeypatch: pytest.MonkeyPatch,
+    thresholds: dict[str, float],
+    question: str = "What was the Q2 revenue of the Westland region?",
+):
+    """Asked with these thresholds in place of the model's calibration."""
+    monkeypatch.setattr(answerability, "calibration_for", lambda label: None)
+    monkeypatch.setattr(answerability, "DEFAULT_THRESHOLDS", thresholds)
+    session = open_session(get_settings(strictness=strictness, memory_enabled=False))
+    assert session.ingest_paths([report])[0].status == "indexed"
+    return session.ask(question)
+
+
+def test_a_score_at_the_threshold_refuses_with_no_citation(report: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    answer = ask(report, "strict", monkeypatch, {"lenient": 2.0, "balanced": 2.0, "strict": 0.0})
+    assert answer.refused and answer.answer == REFUSAL_TEXT and answer.citations == []
+    assert answer.abstention is not None and answer.abstention.threshold == 0.0
+    assert answer.abstention.score is not None and not answer.abstention.calibrated
+
+
+def test_below_the_threshold_the_model_answers_with_its_own_markers(
+    report: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    answer = ask(report, "lenient", monkeypatch, {"lenient": 2.0, "balanced": 2.0, "strict": 2.0})
+    assert not answer.refused and "8.15" in answer.answer, answer.answer
+    assert answer.citations and all(c.method == "marker" for c in answer.citations)
+    assert "Q2 revenue" in answer.given.hits[0].chunk.text  # the table's header came with its row
+    assert answer.abstention is not None and answer.abstention.phrase
+
+
+def test_a_question_answered_in_part_gets_that_part_and_says_what_is_missing(
+    report: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    question = "How many warehouses does the company operate, and who is its chief executive?"
+    answer = ask(report, "lenient", monkeypatch, {"lenient": 2.0, "balanced": 2.0, "strict": 2.0}, question)
+    assert not answer.refused and re.search(r"\b(11|eleven)\b", answer.answer), answer.answer
+    assert answer.citations and answer.citations[0].method == "marker"
+    assert answer.uncovered and "chief executive" in answer.uncovered and answer.answer.endswith(answer.uncovered)

@@ -1,0 +1,84 @@
+"""Evidence excerpts: sentence spans with offsets, the best sentences within a token budget, table
+headers with their rows, short notes whole."""
+
+from __future__ import annotations
+
+from core.schemas import Chunk, Hit, Scores
+from core.text import estimate_tokens
+from rag.evidence import EvidencePicker, sentence_spans, term_coverage
+from rag.navigation import is_navigation
+from tests.pipeline_parts import word_vectors
+
+PROSE = (
+    "The harbour opened in 1871. Its first master was Ada Lind. Ships paid 3.5 crowns a day. "
+    "The lighthouse was added later. Storms closed it in 1903. The museum now holds its logbooks."
+)
+TABLE = "Revenue by region:\nRegion | Q1 | Q2\nNorth | 4.2 | 4.9\nSouth | 3.1 | 3.6\nWestland | 7.35 | 8.15"
+HEADER = 4
+
+
+def hit(text: str, char_start: int = 100) -> Hit:
+    chunk = Chunk(
+        chunk_id="c", doc_id="d", content_hash="h", source="s.pdf", file_type="pdf", page=2, chunk_index=0,
+        text=text, char_start=char_start, char_end=char_start + len(text),
+    )  # fmt: skip
+    return Hit(chunk=chunk, scores=Scores(dense=0.5))
+
+
+def picker(budget: int, min_chunk_tokens: int = 0) -> EvidencePicker:
+    return EvidencePicker(word_vectors, budget, min_chunk_tokens, lexical_weight=1.0, header_tokens=HEADER)
+
+
+def test_sentence_spans_cover_sentences_and_keep_numbers_whole() -> None:
+    spans = [PROSE[s.start : s.end] for s in sentence_spans(PROSE)]
+    assert spans[2] == "Ships paid 3.5 crowns a day." and len(spans) == 6
+    rows = [TABLE[s.start : s.end] for s in sentence_spans(TABLE)]
+    assert rows[0] == "Revenue by region:" and rows[-1] == "Westland | 7.35 | 8.15"
+
+
+def test_the_best_sentence_alone_fits_a_small_budget_with_its_page_offsets() -> None:
+    best = "Its first master was Ada Lind."
+    [excerpt] = picker(HEADER + estimate_tokens(best)).pick("Who was the first master, Ada Lind?", [hit(PROSE)])
+    assert excerpt.chunk.text == best
+    assert excerpt.chunk.char_start == 100 + PROSE.index(best)
+    assert excerpt.chunk.char_end == excerpt.chunk.char_start + len(best)
+
+
+def test_the_budget_bounds_the_evidence_and_touching_sentences_merge() -> None:
+    chosen = picker(40).pick("When did the harbour open and who was its first master?", [hit(PROSE)])
+    assert sum(estimate_tokens(h.chunk.text) for h in chosen) + HEADER <= 40
+    assert chosen[0].chunk.text.startswith("The harbour opened in 1871. Its first master was Ada Lind.")
+    everything = picker(1000).pick("harbour", [hit(PROSE)])
+    assert [h.chunk.text for h in everything] == [PROSE]
+
+
+def test_the_best_sentence_goes_in_even_over_the_budget() -> None:
+    [excerpt] = picker(1).pick("Storms closed it in 1903", [hit(PROSE)])
+    assert excerpt.chunk.text == "Storms closed it in 1903."
+
+
+def test_a_table_row_comes_with_the_table_header() -> None:
+    [excerpt] = picker(HEADER + 12).pick("Westland 8.15", [hit(TABLE)])
+    assert excerpt.chunk.text.startswith("Region | Q1 | Q2") and excerpt.chunk.text.endswith("Westland | 7.35 | 8.15")
+
+
+def test_a_short_chunk_is_one_unit_and_an_unrelated_one_left_out() -> None:
+    short, other = hit("Ada Lind was the first master."), hit("Storms closed it in 1903.")
+    chosen = picker(HEADER + 10, min_chunk_tokens=100).pick("first master Ada Lind", [short, other])
+    assert [h.chunk.text for h in chosen] == [short.chunk.text]
+
+
+def test_term_coverage_weighs_rare_question_words_more() -> None:
+    coverage = term_coverage("Ada Lind harbour", ["Ada Lind sailed.", "The harbour.", "The harbour and Ada."])
+    assert coverage[0] > coverage[1] and coverage[2] > coverage[1]
+
+
+def test_tables_of_contents_and_indexes_are_navigation_and_tables_are_not() -> None:
+    toc = (
+        "Table of Contents\nPreface . . . . . . . . . 1\n1 Introduction . . . . . . 2\n1.1 The R environment. . . . . 2"
+    )
+    index = "C\nc . . . . . . . . . 8, 11, 27, 30\ncbind. . . . . . . . 26\ncoef . . . . . . . . 58"
+    spaced = "Contents\nIntroduction      1\nMethods      14\nResults      22\nDiscussion      xii"
+    assert is_navigation(toc) and is_navigation(index) and is_navigation(spaced)
+    assert not is_navigation(TABLE) and not is_navigation(PROSE)
+    assert not is_navigation("Revenue rose to 12.\nCosts fell to 3.\nStaff grew by 40.\nThe plant opened in 1998.")
