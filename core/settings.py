@@ -243,9 +243,10 @@ class AnsweringSettings(BaseModel):
     source_header_tokens: int = Field(default=16, description="Tokens reserved per source for its [n] header line.")
     evidence_tokens: int = Field(
         default=300,
-        ge=20,
+        ge=0,
         description="Most tokens of evidence the model is given: the sentences (or table rows) of the retrieved "
-        "chunks most similar to the question, best first (prefill time, so the first token's wait, grows with it).",
+        "chunks most similar to the question, best first (prefill time, so the first token's wait, grows with it). "
+        "0 gives the retrieved chunks whole.",
     )
     evidence_lexical_weight: float = Field(
         default=1.0,

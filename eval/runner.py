@@ -86,7 +86,7 @@ METRICS: dict[str, str] = {
     "false_refusal_rate": "answerable question refused",
     "model_cited_sentences": "share of an answer's sentences that carry a citation the model wrote itself",
 }
-LATENCY_STAGES = ("rewrite_ms", "retrieve_ms", "first_token_ms", "generate_ms", "total_ms")
+LATENCY_STAGES = ("rewrite_ms", "retrieve_ms", "first_token_ms", "first_visible_ms", "generate_ms", "total_ms")
 TARGETS: tuple[tuple[str, str, float], ...] = (
     ("refusal_accuracy", ">=", 0.8),
     ("false_refusal_rate", "<=", 0.2),

@@ -113,6 +113,7 @@ class Abstention:
     refuse: bool
     threshold: float
     calibrated: bool
+    signals: dict[str, float] | None  # what the score was computed from (SIGNALS)
 
 
 _SPACE = re.compile(r"\s+")
@@ -175,6 +176,9 @@ def decide(
     """Refuse when the model wrote NONE, or when the score reaches the strictness level's threshold."""
     calibration = calibration_for(model_label)
     threshold = (calibration.thresholds if calibration else DEFAULT_THRESHOLDS)[strictness]
-    score = abstention_score(signals(reply, question, evidence, best_dense), calibration)
+    found = signals(reply, question, evidence, best_dense)
+    score = abstention_score(found, calibration)
     refuse = reply.said_none or (score is not None and score >= threshold)
-    return Abstention(score=score, refuse=refuse, threshold=threshold, calibrated=calibration is not None)
+    return Abstention(
+        score=score, refuse=refuse, threshold=threshold, calibrated=calibration is not None, signals=found
+    )

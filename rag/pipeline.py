@@ -259,6 +259,7 @@ class AnswerPipeline:
                     decision.append(self.abstain.run(reply, question, given, retrieval, label, strictness))
                     if decision[0].refuse:
                         return
+                    timings["first_visible_ms"] = elapsed_ms(started)  # the hidden phrase line came first
                 yield token.text
         finally:
             close = getattr(tokens, "close", None)
@@ -329,4 +330,5 @@ def _scored(decision: list[Abstention], reply: Reply, strictness: str) -> Absten
         strictness=strictness,
         calibrated=made.calibrated,
         phrase=reply.phrase,
+        signals=made.signals,
     )

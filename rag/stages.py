@@ -29,6 +29,7 @@ from core.schemas import (
 from core.settings import Settings
 from providers.llm.base import LLM, ChatMessage, QueueListener, Sampling, Token
 from rag.answer_format import Reply, answer_grammar
+from rag.answer_json import answer_schema, reply_text
 from rag.answerability import Abstention, Strictness, decide
 from rag.citations import CitationRules, resolve_citations, uncite_unsupported
 from rag.context_budget import fit_hits, source_budget
@@ -141,7 +142,8 @@ class SelectEvidence:
             settings.context_tokens,
             settings.prompt_overhead_tokens,
         )
-        return self._picker.pick(question, fit_hits(relevant, budget, settings.source_header_tokens))
+        chunks = fit_hits(relevant, budget, settings.source_header_tokens)
+        return self._picker.pick(question, chunks) if settings.evidence_tokens else chunks
 
 
 class DecideAnswerability:
@@ -193,12 +195,16 @@ class Generate:
             yield token.text
 
     def grounded(self, given: Given) -> Sampling:
-        """An answer from evidence: the reply's form enforced by a grammar naming the given ids, and
-        the top log-probabilities of its tokens for the abstention score."""
+        """An answer from evidence: the reply's form enforced by a grammar naming the given ids (or,
+        for a server that takes a JSON schema instead, the same form as JSON), and the top
+        log-probabilities of its tokens for the abstention score."""
+        ids = [e.id for e in given.evidence]
+        llm = self._llm()
         return Sampling(
             max_tokens=self._max_tokens,
             temperature=self._temperature,
-            grammar=answer_grammar([e.id for e in given.evidence], self._max_sentences),
+            grammar=answer_grammar(ids, self._max_sentences) if llm.constrains else None,
+            json_schema=answer_schema(ids, self._max_sentences) if llm.structured and not llm.constrains else None,
             top_logprobs=10,
         )
 
@@ -208,7 +214,10 @@ class Generate:
         llm = _load(self._llm, timings)
         generation_started = time.perf_counter()
         first = True
-        for token in llm.stream_tokens(messages, sampling, queue):
+        tokens = llm.stream_tokens(messages, sampling, queue)
+        if sampling.json_schema is not None:  # read back into the text form as it streams
+            tokens = reply_text(tokens)
+        for token in tokens:
             if first:
                 timings["first_token_ms"] = elapsed_ms(started)
                 first = False
@@ -224,7 +233,9 @@ class Generate:
         return self._llm().label
 
     def constrains(self) -> bool:
-        return self._llm().constrains
+        """The model's citation markers were forced to name given evidence (a grammar or a schema)."""
+        llm = self._llm()
+        return llm.constrains or llm.structured
 
 
 class Abstain:

@@ -332,7 +332,8 @@ def _timing_text(answer: Answer) -> str:
         own = sum(c.method == "marker" for c in answer.citations)
         parts.append(f"{own} of {len(answer.citations)} citations chosen by the model")
     if "first_token_ms" in timings:
-        first = f"first token {duration(timings['first_token_ms'])}"
+        shown = timings.get("first_visible_ms", timings["first_token_ms"])  # after the hidden phrase line
+        first = f"first words {duration(shown)}"
         if timings.get("llm_load_ms", 0) >= 500:
             first += f" (incl. model load {duration(timings['llm_load_ms'])})"
         parts.append(first)

@@ -62,6 +62,9 @@ class AbstentionScore(BaseModel):
     strictness: str
     calibrated: bool = Field(description="Whether the threshold was calibrated for the model that answered.")
     phrase: str | None = Field(default=None, description="The answer phrase the model copied from the evidence.")
+    signals: dict[str, float] | None = Field(
+        default=None, description="What the score was computed from (rag/answerability.py SIGNALS)."
+    )
 
 
 class Evidence(BaseModel):

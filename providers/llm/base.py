@@ -15,12 +15,14 @@ class ChatMessage(BaseModel):
 
 
 class Sampling(BaseModel):
-    """How one reply is generated. `grammar` (GBNF) and `top_logprobs` are honoured by providers
-    that can (`LLM.constrains`, `LLM.gives_logprobs`); others ignore them."""
+    """How one reply is generated. `grammar` (GBNF), `json_schema` and `top_logprobs` are honoured
+    by providers that can (`LLM.constrains`, `LLM.structured`, `LLM.gives_logprobs`); others ignore
+    them."""
 
     max_tokens: int
     temperature: float
     grammar: str | None = None
+    json_schema: dict[str, Any] | None = None
     top_logprobs: int = 0
 
 
@@ -47,9 +49,9 @@ class LLM(ABC):
 
     label: str
     constrains: bool = False  # honours Sampling.grammar: the reply always matches it
+    structured: bool = False  # honours Sampling.json_schema: the reply is JSON matching it
     gives_logprobs: bool = False  # fills Token.alternatives when Sampling.top_logprobs > 0
 
-    @abstractmethod
     def stream(
         self,
         messages: list[ChatMessage],
@@ -59,12 +61,17 @@ class LLM(ABC):
     ) -> Iterator[str]:
         """Yield the reply's text as it is generated. A provider that queues its callers (the
         embedded model: one generation at a time) tells `on_queued` the caller's place while it
-        waits; a server-backed provider queues on the server and never calls it."""
+        waits; a server-backed provider queues on the server and never calls it. A provider
+        overrides this or `stream_tokens`."""
+        sampling = Sampling(max_tokens=max_tokens, temperature=temperature)
+        for token in self.stream_tokens(messages, sampling, on_queued):
+            yield token.text
 
     def stream_tokens(
         self, messages: list[ChatMessage], sampling: Sampling, on_queued: QueueListener | None = None
     ) -> Iterator[Token]:
-        """Like `stream`, honouring what this provider can of `sampling` (see `constrains`)."""
+        """Like `stream`, honouring what this provider can of `sampling` (see `constrains`,
+        `structured`, `gives_logprobs`)."""
         for text in self.stream(messages, sampling.max_tokens, sampling.temperature, on_queued):
             yield Token(text=text)
 

@@ -66,16 +66,6 @@ class LlamaCppLLM(LLM):
             raise LLMError(f"llama.cpp gave no JSON reply: {str(reply)[:300]}")
         return str(reply["choices"][0]["message"].get("content") or "")
 
-    def stream(
-        self,
-        messages: list[ChatMessage],
-        max_tokens: int,
-        temperature: float,
-        on_queued: QueueListener | None = None,
-    ) -> Iterator[str]:
-        for token in self.stream_tokens(messages, Sampling(max_tokens=max_tokens, temperature=temperature), on_queued):
-            yield token.text
-
     def stream_tokens(
         self, messages: list[ChatMessage], sampling: Sampling, on_queued: QueueListener | None = None
     ) -> Iterator[Token]:

@@ -8,7 +8,7 @@ from typing import Any
 
 import requests
 
-from providers.llm.base import LLM, ChatMessage, LLMError, QueueListener
+from providers.llm.base import LLM, ChatMessage, LLMError, QueueListener, Sampling, Token
 
 DEFAULT_OLLAMA_MODEL = "llama3.2"
 
@@ -31,6 +31,8 @@ def ollama_has_model(host: str, model: str, timeout_s: float = 0.5) -> bool:
 
 
 class OllamaLLM(LLM):
+    structured = True  # `format`: a JSON schema Ollama constrains decoding to
+
     def __init__(self, host: str, model: str) -> None:
         import ollama
 
@@ -39,16 +41,13 @@ class OllamaLLM(LLM):
         self._host = host
         self.label = f"ollama · {model} @ {host}"
 
-    def stream(
-        self,
-        messages: list[ChatMessage],
-        max_tokens: int,
-        temperature: float,
-        on_queued: QueueListener | None = None,
-    ) -> Iterator[str]:
+    def stream_tokens(
+        self, messages: list[ChatMessage], sampling: Sampling, on_queued: QueueListener | None = None
+    ) -> Iterator[Token]:
         """Ollama's NDJSON stream; its last part says `done`. A stream that breaks off before it (the
         server died, its model runner crashed and sent an error line) raises LLMError after the text
-        so far, which the answer path keeps and marks incomplete."""
+        so far, which the answer path keeps and marks incomplete. With
+        `sampling.json_schema`, the reply is JSON matching it."""
         del on_queued  # Ollama queues concurrent requests itself, on the server
         parts = 0
         done = False
@@ -57,12 +56,13 @@ class OllamaLLM(LLM):
                 model=self._model,
                 messages=[m.model_dump() for m in messages],
                 stream=True,
-                options={"temperature": temperature, "num_predict": max_tokens},
+                format=sampling.json_schema,
+                options={"temperature": sampling.temperature, "num_predict": sampling.max_tokens},
             ):
                 parts += 1
                 done = bool(part.done)
                 if text := part.message.content:
-                    yield text
+                    yield Token(text=text)
         if not done:
             raise LLMError(
                 f"Ollama at {self._host} stopped mid-reply: its stream ended after {parts} reply parts "

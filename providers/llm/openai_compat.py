@@ -8,10 +8,12 @@ from typing import Any
 
 import requests
 
-from providers.llm.base import LLM, ChatMessage, LLMError, QueueListener
+from providers.llm.base import LLM, ChatMessage, LLMError, QueueListener, Sampling, Token
 
 
 class OpenAICompatLLM(LLM):
+    structured = True  # response_format json_schema
+
     def __init__(self, base_url: str, model: str, api_key: str = "", timeout_s: float = 120.0) -> None:
         self._url = f"{base_url.rstrip('/')}/chat/completions"
         self._model = model
@@ -35,24 +37,25 @@ class OpenAICompatLLM(LLM):
         except (requests.RequestException, ValueError, KeyError, IndexError) as exc:
             raise LLMError(f"{self.label} failed: {exc}") from exc
 
-    def stream(
-        self,
-        messages: list[ChatMessage],
-        max_tokens: int,
-        temperature: float,
-        on_queued: QueueListener | None = None,
-    ) -> Iterator[str]:
+    def stream_tokens(
+        self, messages: list[ChatMessage], sampling: Sampling, on_queued: QueueListener | None = None
+    ) -> Iterator[Token]:
         """Server-sent events ending in `data: [DONE]`. A stream that breaks off before it (the server
         died, a proxy cut it) raises LLMError after the text so far, which the answer path keeps and
-        marks incomplete."""
+        marks incomplete. With `sampling.json_schema`, the reply is JSON matching it."""
         del on_queued  # the server queues concurrent requests itself
-        body = {
+        body: dict[str, Any] = {
             "model": self._model,
             "messages": [m.model_dump() for m in messages],
             "stream": True,
-            "max_tokens": max_tokens,
-            "temperature": temperature,
+            "max_tokens": sampling.max_tokens,
+            "temperature": sampling.temperature,
         }
+        if sampling.json_schema is not None:
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "reply", "schema": sampling.json_schema},
+            }
         events = 0
         try:
             with requests.post(
@@ -69,7 +72,7 @@ class OpenAICompatLLM(LLM):
                     events += 1
                     for choice in json.loads(payload).get("choices", []):
                         if text := (choice.get("delta") or {}).get("content"):
-                            yield text
+                            yield Token(text=text)
         except (requests.RequestException, ValueError) as exc:  # ValueError: a cut-off event's JSON
             if events:
                 raise LLMError(f"{self.label} broke off its reply after {events} events: {exc}") from exc

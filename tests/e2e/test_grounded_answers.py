@@ -94,3 +94,20 @@ def test_a_question_answered_in_part_gets_that_part_and_says_what_is_missing(
     assert not answer.refused and re.search(r"\b(11|eleven)\b", answer.answer), answer.answer
     assert answer.citations and answer.citations[0].method == "marker"
     assert answer.uncovered and "chief executive" in answer.uncovered and answer.answer.endswith(answer.uncovered)
+
+
+def test_an_openai_compatible_server_answers_in_the_json_form_with_its_own_markers(
+    report: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """xllamacpp serves OpenAI's API for the loaded 0.5B: the answer path sends it the JSON schema
+    (no grammar), reads the streamed JSON back as the reply's text form, and keeps its markers."""
+    served = open_session(get_settings()).app.llm()
+    monkeypatch.setenv("RAGCHAT_LLM_PROVIDER", "openai")
+    monkeypatch.setenv("RAGCHAT_OPENAI_BASE_URL", f"{served.listening_address}/v1")
+    session = open_session(get_settings(memory_enabled=False))
+    assert session.app.llm().structured and not session.app.llm().constrains
+    assert session.ingest_paths([report])[0].status == "indexed"
+    answer = session.ask("What was the Q2 revenue of the Westland region?")
+    assert not answer.refused and "8.15" in answer.answer and "{" not in answer.answer, answer.answer
+    assert answer.citations and all(c.method == "marker" for c in answer.citations)
+    assert answer.abstention is not None and answer.abstention.phrase and not answer.abstention.calibrated
