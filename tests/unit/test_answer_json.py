@@ -44,5 +44,9 @@ def test_none_gives_only_the_phrase_line_and_the_reader_refuses() -> None:
 def test_the_schema_names_the_given_ids_and_needs_a_citation_per_sentence() -> None:
     schema = answer_schema([1, 2], max_sentences=3)
     sentence = schema["properties"]["answer"]["items"]
-    assert sentence["properties"]["cites"] == {"type": "array", "minItems": 1, "items": {"type": "integer", "enum": [1, 2]}}
+    assert sentence["properties"]["cites"] == {
+        "type": "array",
+        "minItems": 1,
+        "items": {"type": "integer", "enum": [1, 2]},
+    }
     assert schema["properties"]["answer"]["maxItems"] == 3 and sentence["required"] == ["sentence", "cites"]
