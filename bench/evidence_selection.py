@@ -4,7 +4,8 @@ evidence at several sizes, side by side on the same retrievals (issue 20).
 
 Indexes the SQuAD 2.0 articles of --data in a temporary home, retrieves once per answerable question
 (the app's settings: top_k, fusion, refusal threshold), then, for each variant, picks the evidence
-and records whether a gold answer span lies inside one given excerpt and the evidence's estimated
+and records whether the gold answer span lies inside one given excerpt, whether a reference answer
+occurs anywhere in the evidence (SQuAD marks one occurrence of it), and the evidence's estimated
 tokens. No LLM runs, so the whole set takes about a minute.
 
     .venv/bin/python bench/evidence_selection.py --data ../shared/data/squad2-normans
@@ -31,7 +32,7 @@ from rag.context_budget import fit_hits
 from rag.evidence import EvidencePicker
 from ragchat.application import open_session
 
-VARIANTS = [(b, w) for b in (200, 250, 300, 350, 400) for w in (0.0, 1.0)]
+VARIANTS = [(b, w) for b in (150, 200, 250, 300, 400) for w in (0.0, 1.0)]
 
 
 def load_answerable(data: Path, per_article: int, seed: int) -> list[dict]:
@@ -50,6 +51,12 @@ def holds_gold(hits: list[Hit], source: str, spans: list[list[int]]) -> bool:
         for hit in hits
         for start, end in spans
     )
+
+
+def holds_answer(hits: list[Hit], answers: list[str]) -> bool:
+    """A reference answer occurs in the evidence's text (anywhere: SQuAD marks one occurrence)."""
+    text = " ".join(h.chunk.text for h in hits).lower()
+    return any(a.lower() in text for a in answers)
 
 
 def tokens(hits: list[Hit], header: int) -> int:
@@ -79,7 +86,7 @@ def main() -> None:
             return [cache[t] for t in texts]
 
         pipeline = session.pipeline
-        results: dict[str, list[tuple[bool, int]]] = {}
+        results: dict[str, list[tuple[bool, bool, int]]] = {}
         retrieved_gold = 0
         for q in questions:
             source, spans = Path(q.get("doc_file", "Normans.md")).name, q["gold_char_spans_in_doc"]
@@ -88,7 +95,11 @@ def main() -> None:
             chunks = fit_hits(relevant, settings.context_tokens, settings.source_header_tokens)
             retrieved_gold += holds_gold(retrieval.hits, source, spans)
             results.setdefault("whole chunks (before)", []).append(
-                (holds_gold(chunks, source, spans), tokens(chunks, settings.source_header_tokens))
+                (
+                    holds_gold(chunks, source, spans),
+                    holds_answer(chunks, q["answers"]),
+                    tokens(chunks, settings.source_header_tokens),
+                )
             )
             for budget, weight in VARIANTS:
                 picker = EvidencePicker(
@@ -96,16 +107,21 @@ def main() -> None:
                 )
                 picked = picker.pick(q["question"], chunks)
                 results.setdefault(f"budget {budget}, lexical {weight}", []).append(
-                    (holds_gold(picked, source, spans), tokens(picked, settings.source_header_tokens))
+                    (
+                        holds_gold(picked, source, spans),
+                        holds_answer(picked, q["answers"]),
+                        tokens(picked, settings.source_header_tokens),
+                    )
                 )
     print(f"load average {os.getloadavg()}; {len(questions)} answerable questions from {args.data}")
     print(f"gold in the retrieved top {settings.top_k}: {retrieved_gold / len(questions):.3f}")
-    print(f"{'evidence':26} {'holds gold':>10} {'tokens p50':>10} {'tokens p90':>10}")
+    print(f"{'evidence':26} {'gold span':>10} {'an answer':>10} {'tokens p50':>10} {'tokens p90':>10}")
     for name, rows in results.items():
-        held = sum(h for h, _ in rows) / len(rows)
-        counts = sorted(t for _, t in rows)
+        span = sum(r[0] for r in rows) / len(rows)
+        answer = sum(r[1] for r in rows) / len(rows)
+        counts = sorted(r[2] for r in rows)
         p90 = counts[int(0.9 * (len(counts) - 1))]
-        print(f"{name:26} {held:10.3f} {statistics.median(counts):10.0f} {p90:10.0f}")
+        print(f"{name:26} {span:10.3f} {answer:10.3f} {statistics.median(counts):10.0f} {p90:10.0f}")
 
 
 if __name__ == "__main__":

@@ -39,13 +39,22 @@ _LOWER_FIRST = frozenset("who whom whose what when where which why how whether i
 
 
 def answer_grammar(ids: list[int], max_sentences: int = 4, phrase_chars: int = 120) -> str:
-    """GBNF for the reply: NONE, or a phrase line, sentences each ending in markers from `ids`, and
-    the Missing line."""
+    """GBNF for the reply: a phrase line, sentences each ending in markers from `ids`, and the Missing
+    line. The phrase may not be NONE: the model always commits to its best phrase, and how likely it
+    was to write NONE instead (its raw log-probabilities, which the grammar does not change) goes
+    into the abstention score, whose threshold decides. A NONE the model chose itself would be a
+    refusal no strictness level could overrule."""
     cite = " | ".join(f'"{n}"' for n in ids)
     more = max(max_sentences - 1, 0)
+    tail = phrase_chars - 4
     return "\n".join(
         [
-            f'root ::= "{PHRASE}" " "? ("{NONE}" | line "\\n{ANSWER} " answer "\\n{MISSING} " ("{NONE}" | line))',
+            # The space after "Phrase:" is optional, so the model's own " word" token fits.
+            f'root ::= "{PHRASE}" " "? phrase "\\n{ANSWER} " answer "\\n{MISSING} " ("{NONE}" | line)',
+            # Any line but one that starts with NONE (or a space).
+            'phrase ::= [^\\n\\[\\]N ] tail | "N" ([^\\n\\[\\]O] tail)? | "NO" ([^\\n\\[\\]N] tail)? '
+            '| "NON" ([^\\n\\[\\]E] tail)?',
+            f"tail ::= [^\\n\\[\\]]{{0,{tail}}}",
             f"line ::= [^\\n\\[\\]]{{1,{phrase_chars}}}",
             f'answer ::= sentence (" " sentence){{0,{more}}}',
             # A sentence: text, then its markers, before or after its closing . ! ? — and a . ! ?

@@ -39,10 +39,12 @@ reply exactly: {REFUSAL_TEXT}"""
 
 
 def format_source(number: int, hit: Hit) -> str:
+    """ "[n] (file, p. 3, section)" then the text: the innermost heading only, which says what the
+    excerpt is about in the fewest prompt tokens."""
     chunk = hit.chunk
-    where = f"{chunk.source}, page {chunk.page}" if chunk.page else chunk.source
+    where = f"{chunk.source}, p. {chunk.page}" if chunk.page else chunk.source
     if chunk.heading_path:
-        where += f", section {' > '.join(chunk.heading_path)}"
+        where += f", {chunk.heading_path[-1]}"
     return f"[{number}] ({where})\n{chunk.text.strip()}"
 
 
