@@ -53,7 +53,7 @@ class DataSettings(BaseModel):
     """Where data and models live."""
 
     home: Path = Field(
-        default=PROJECT_ROOT, description="Data directory: chroma_db/, bm25_index/, memory files, SQLite."
+        default=PROJECT_ROOT, description="Data directory: chroma_db/, bm25_index/, logs/, memory files, SQLite."
     )
     model_dir: Path = Field(
         default=Path.home() / ".cache" / "ragchat" / "models",
@@ -72,6 +72,11 @@ class DataSettings(BaseModel):
     @property
     def bm25_path(self) -> Path:
         return self.home / "bm25_index"
+
+    @property
+    def log_path(self) -> Path:
+        """Where the CLI writes the details (tracebacks) of an error it reports in one line."""
+        return self.home / "logs" / "ragchat.log"
 
 
 class LLMSettings(BaseModel):

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,6 +20,8 @@ from eval.dataset import STARTER_DATASET
 from ingestion.errors import IndexOutOfDate
 from ingestion.write_lock import WriterBusy
 from providers.chroma_server import VectorStoreUnavailable
+from providers.llm.base import LLMError
+from providers.packaged_models import ModelNotInstalled
 from rag.conversation_export import LOW_CONFIDENCE_NOTE
 from rag.conversations import ForeignSession
 
@@ -188,6 +192,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from rag.pipeline import AskOptions
 
     service = _service(args)
+    _say_fallback(service)
     options = AskOptions(
         session_id=args.session,
         top_k=args.k,
@@ -233,6 +238,12 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if answer.guardrail is not None:
         return 2
     return 1 if answer.error else 0
+
+
+def _say_fallback(service: Session) -> None:
+    """One line on stderr when another model answers than the configured one (not installed)."""
+    if fallback := service.app.llm_choice().fallback:
+        print(f"ragchat: {fallback}", file=sys.stderr)
 
 
 class _QueueNotice:
@@ -399,7 +410,10 @@ def cmd_weather(args: argparse.Namespace) -> int:
     except ValidationError as exc:
         return _weather_failure(args, WeatherFailure(kind="invalid_input", message=request_error_message(exc)), 2)
     try:
-        analysis = _service().app.weather(request)
+        service = _service()
+        if request.explain:
+            _say_fallback(service)
+        analysis = service.app.weather(request)
     except WeatherError as exc:
         return _weather_failure(args, exc.failure, 2 if exc.kind == "invalid_input" else 1)
     if args.json:
@@ -684,10 +698,13 @@ def _add_retrieval_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Errors reach the terminal as one line saying what to do. Warnings and the traceback of an
+    unexpected error go to the log file under RAGCHAT_HOME (logs/ragchat.log), which the line names."""
     args = build_parser().parse_args(argv)
+    log_path, handler = _file_logging()
     try:
         return int(args.func(args))
-    except (IndexOutOfDate, VectorStoreUnavailable) as exc:
+    except (IndexOutOfDate, VectorStoreUnavailable, ModelNotInstalled, LLMError) as exc:
         print(f"ragchat: {exc}", file=sys.stderr)
         return 1
     except (InvalidUserName, ForeignSession) as exc:
@@ -696,6 +713,30 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\nInterrupted; a file being indexed was rolled back.", file=sys.stderr)
         return 130
+    except Exception as exc:
+        logging.getLogger("ragchat.cli").error("ragchat %s failed", " ".join(sys.argv[1:]), exc_info=exc)
+        lines = str(exc).strip().splitlines()
+        what = f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
+        print(f"ragchat: {what} (details in {log_path})", file=sys.stderr)
+        return 1
+    finally:
+        logging.getLogger().removeHandler(handler)
+        handler.close()
+
+
+def _file_logging() -> tuple[Path, logging.Handler]:
+    """Log warnings and errors of this command to the home's log file (created on the first record),
+    never to the terminal; the temp dir's when even the settings cannot be read."""
+    try:
+        path = get_settings().log_path
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except Exception:
+        path = Path(tempfile.gettempdir()) / "ragchat.log"
+    handler = logging.FileHandler(path, encoding="utf-8", delay=True)
+    handler.setLevel(logging.WARNING)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.getLogger().addHandler(handler)
+    return path, handler
 
 
 if __name__ == "__main__":

@@ -187,6 +187,7 @@ class Session:
     def models(self) -> ModelInfo:
         return ModelInfo(
             llm=self.app.llm_label,
+            llm_fallback=self.app.llm_fallback,
             embedder=self.app.embedder.label,
             reranker=self.app.reranker[1],
             vector_store=store_label(self.settings.model_copy(update={"collection": self.space.collection})),
