@@ -333,7 +333,7 @@ class Indexer:
         self._bm25.add(keyword_ids, keyword_texts, [doc_id] * len(keyword_ids), [version] * len(keyword_ids))
         if cancel.is_set():
             raise IngestCancelled
-        pages = total if parsed.file_type == "pdf" else 0  # TXT/MD have no pages
+        pages = total if parsed.file_type == "pdf" else None  # TXT/MD have no pages
         record = DocumentRecord(
             doc_id=doc_id,
             source=parsed.source,

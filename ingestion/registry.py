@@ -256,7 +256,7 @@ def _put(conn: sqlite3.Connection, record: DocumentRecord) -> None:
             record.file_type,
             record.content_hash,
             record.size_bytes,
-            record.pages,
+            record.pages or 0,
             record.chunks,
             record.ingested_at.isoformat(),
             notes.model_dump_json(),
@@ -287,4 +287,6 @@ def process_alive(pid: int) -> bool:
 def _record(row: sqlite3.Row) -> DocumentRecord:
     fields = dict(row)
     notes = json.loads(fields.pop("notes", None) or "{}")
+    if fields["file_type"] != "pdf":
+        fields["pages"] = None  # stored as 0: a text file has no pages
     return DocumentRecord(**{**fields, **notes, "ingested_at": datetime.fromisoformat(row["ingested_at"])})

@@ -237,7 +237,7 @@ def _citation(number: int, hit: Hit, claim: str, method: str, rules: CitationRul
     return Citation(
         marker=number,
         source=chunk.source,
-        page=chunk.page,
+        page=chunk.page or None,
         chunk_id=chunk.chunk_id,
         locator=chunk.locator,
         snippet=best_snippet(chunk.text, claim, rules.snippet_chars),

@@ -84,7 +84,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         _print_json([r.model_dump(exclude={"seconds"}) for r in results])
     else:
         for r in results:
-            detail = r.error if r.status == "failed" else f"{r.pages} pages, {r.chunks} chunks"
+            pages = f"{r.pages} pages, " if r.pages is not None else ""
+            detail = r.error if r.status == "failed" else f"{pages}{r.chunks} chunks"
             print(f"{r.status:9} {r.source}: {detail}")
             for warning in r.warnings:
                 print(f"          note: {warning}")
@@ -333,7 +334,8 @@ def cmd_docs(args: argparse.Namespace) -> int:
         print("No documents indexed yet.")
     else:
         for r in records:
-            print(f"{r.source}\t{r.file_type}\t{r.pages} pages\t{r.chunks} chunks")
+            pages = f"{r.pages} pages\t" if r.pages is not None else ""
+            print(f"{r.source}\t{r.file_type}\t{pages}{r.chunks} chunks")
             for warning in r.warnings:
                 print(f"  note: {warning}")
             if r.missing_chunks:
