@@ -555,6 +555,15 @@ def _key_value(item: str) -> tuple[str, str]:
     return key.strip(), value.strip()
 
 
+def cmd_sanity(args: argparse.Namespace) -> int:
+    """The judge artifact (make sanity): ingest the samples, ask, remember, one weather analysis."""
+    from ragchat.sanity import ARTIFACT, run_sanity
+
+    payload = run_sanity(args.out or ARTIFACT, say=lambda line: print(line, file=sys.stderr, flush=True))
+    print(f"wrote {args.out or ARTIFACT}: features {', '.join(payload['implemented_features']) or 'none'}")
+    return 0
+
+
 def cmd_ui(args: argparse.Namespace) -> int:
     command = [
         sys.executable,
@@ -684,6 +693,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_strictness_flag(p)
     p.add_argument("--json", action="store_true", help="print the whole result as JSON")
     p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser(
+        "sanity", help="the judge artifact: sample docs, questions, memory, weather → artifacts/sanity_output.json"
+    )
+    p.add_argument("--out", type=Path, help="where to write it (default artifacts/sanity_output.json)")
+    p.set_defaults(func=cmd_sanity)
 
     p = sub.add_parser("ui", help="start the Streamlit app")
     p.add_argument("--host", default="127.0.0.1")
