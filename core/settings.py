@@ -204,6 +204,9 @@ class IngestionSettings(BaseModel):
     ocr_language: str = Field(default="eng", description="Tesseract language(s), e.g. eng+deu (needs their data).")
     ocr_dpi: int = Field(default=300, description="Resolution pages are rendered at for OCR.")
     ocr_timeout_s: float = Field(default=120.0, description="Longest OCR of one page.")
+    page_image_scale: float = Field(
+        default=1.5, gt=0, le=4, description="A cited PDF page is shown at this many pixels per point (1.5 ≈ 108 dpi)."
+    )
 
 
 class RetrievalSettings(BaseModel):

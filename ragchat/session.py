@@ -27,6 +27,7 @@ from core.schemas import (
 from core.settings import Settings
 from core.user_space import UserSpace
 from ingestion.indexer import Progress, no_progress
+from ingestion.page_image import PageImage, render_page
 from memory.markdown_store import memory_files
 from memory.memory import Memory
 from memory.memory_log import MemoryLog
@@ -116,6 +117,21 @@ class Session:
     def redactions(self, source: str) -> list[Redaction]:
         """The redaction report of a document (empty when it was indexed without redaction)."""
         return self.document_index.registry.redactions(doc_id_for(source))
+
+    def page_image(
+        self, source: str, page: int, span: tuple[int, int] | None = None, passage: str = ""
+    ) -> PageImage | None:
+        """Page `page` of an indexed PDF as an image, the passage at `span` (offsets in the page's text)
+        or else `passage` highlighted. None when no PDF is kept for it: a text file, a redacted or
+        encrypted PDF, one indexed before PDFs were kept. IndexError for a page it does not have."""
+        registry = self.document_index.registry
+        record = registry.get(doc_id_for(source))
+        pdf = registry.original(record.doc_id, record.content_hash) if record and record.file_type == "pdf" else None
+        if record is None or pdf is None:
+            return None
+        stored = registry.page(record.doc_id, record.content_hash, page)
+        scale = self.settings.page_image_scale
+        return render_page(pdf, page, scale, stored.text if stored else None, span, passage)
 
     def delete(self, source: str) -> bool:
         return self.document_index.delete(source)

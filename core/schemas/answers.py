@@ -21,6 +21,8 @@ class Citation(BaseModel):
     chunk_id: str
     locator: str = Field(description="Where the passage is: page, section heading, lines (text files).")
     snippet: str
+    char_start: int | None = Field(default=None, description="The cited passage's offsets in its page's text.")
+    char_end: int | None = None
     method: Literal["marker", "support", "corrected"] = Field(
         default="marker",
         description="marker: the model wrote [n]; support: the model cited nothing and the chunk "
