@@ -16,7 +16,6 @@ import re
 from dataclasses import dataclass
 
 _REPLACED = {"\r": "\n", "\x02": "-", "\ufffe": "-", "\x0c": "\n"}
-_SPACES = re.compile(r"\s+")
 HIGHLIGHT_RGBA = (255, 213, 0, 110)  # a marker-pen yellow, see-through
 
 
@@ -49,11 +48,12 @@ def cleaned_with_origins(raw: str) -> tuple[str, list[int]]:
 
 
 def _find_words(haystack: str, passage: str) -> tuple[int, int] | None:
-    """Where the passage's text sits in `haystack`, whatever the whitespace between its words."""
+    """Where the passage's text sits in `haystack`, whatever the whitespace (or table cell
+    separators) between its words."""
     words = [word for word in passage.split() if word != "|"]  # a table row's cells are joined by " | "
     if not words:
         return None
-    pattern = r"\s+".join(re.escape(word) for word in words)
+    pattern = r"[\s|]+".join(re.escape(word) for word in words)
     found = re.search(pattern, haystack)
     return (found.start(), found.end()) if found else None
 
@@ -66,8 +66,9 @@ def render_page(
     span: tuple[int, int] | None = None,
     passage: str = "",
 ) -> PageImage:
-    """Page `number` (1-based) as PNG bytes; `span` (offsets in the stored page text) or, failing
-    that, `passage` highlighted. IndexError for a page the document does not have."""
+    """Page `number` (1-based) as PNG bytes with a passage highlighted: `span` (offsets in the stored
+    page text), narrowed to the words of `passage` when they are inside it; without a span, the
+    words of `passage` wherever they are on the page. IndexError for a page it does not have."""
     import pypdfium2 as pdfium
     from PIL import Image, ImageDraw
 
@@ -110,6 +111,10 @@ def _passage_boxes(
     cleaned, origins = cleaned_with_origins(raw)
     found: tuple[int, int] | None = None
     if span is not None and stored_text is not None and 0 <= span[0] < span[1] <= len(stored_text):
+        # The supporting sentence (the citation's snippet) inside the cited passage, when it is there.
+        inner = _find_words(stored_text[span[0] : span[1]], passage) if passage else None
+        if inner is not None:
+            span = (span[0] + inner[0], span[0] + inner[1])
         if stored_text == cleaned:
             found = span
         else:  # pdfplumber's text of a ruled page: look the passage's words up in PDFium's

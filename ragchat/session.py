@@ -118,6 +118,18 @@ class Session:
         """The redaction report of a document (empty when it was indexed without redaction)."""
         return self.document_index.registry.redactions(doc_id_for(source))
 
+    def document_version(self, source: str) -> str | None:
+        """The live version (content hash) of an indexed document; None when it is not indexed."""
+        record = self.document_index.registry.get(doc_id_for(source))
+        return record.content_hash if record else None
+
+    def page_text(self, source: str, page: int) -> str | None:
+        """A page's text as indexed (page 0: a text file's whole text); None when there is none."""
+        registry = self.document_index.registry
+        record = registry.get(doc_id_for(source))
+        stored = registry.page(record.doc_id, record.content_hash, page) if record else None
+        return stored.text if stored else None
+
     def page_image(
         self, source: str, page: int, span: tuple[int, int] | None = None, passage: str = ""
     ) -> PageImage | None:

@@ -62,10 +62,15 @@ def test_a_cited_pdf_page_is_shown_with_the_passage_highlighted(home: Path, tmp_
     assert plain is not None and not plain.highlighted and highlighted_pixels(plain.png) == 0
     short = session.page_image(PLANS.name, page, (span[0], span[0] + 30))
     assert short is not None and 0 < highlighted_pixels(short.png) < highlighted_pixels(shown.png)
+    # With the citation's snippet, only the snippet's words inside the passage are marked.
+    narrowed = session.page_image(PLANS.name, page, span, passage=text[40:70])
+    assert narrowed is not None and 0 < highlighted_pixels(narrowed.png) < highlighted_pixels(shown.png)
     # Page 2 holds a table read by pdfplumber ("a | b" rows): the passage's words are found on the page.
     page, span, _ = cited("Pro plan 9.99 EUR monthly price, annual price", 2)
     table = session.page_image(PLANS.name, page, span)
     assert table is not None and table.highlighted and highlighted_pixels(table.png) > 0
+    row = session.page_image(PLANS.name, page, span, passage="Plan | Monthly price | Annual price")  # one row
+    assert row is not None and 0 < highlighted_pixels(row.png) < highlighted_pixels(table.png)
     # Without offsets (an older citation) the snippet's words are looked up.
     found = session.page_image(PLANS.name, 3, passage="Students get 20 percent off")
     assert found is not None and found.highlighted
