@@ -5,15 +5,21 @@ ingest kept it, which is PDFium's text with line ends and control characters cle
 (parsers.clean_pdfium_text). Replaying that cleaning with each character's origin gives PDFium's own
 character index, hence its box on the page. When the stored text is not PDFium's (a ruled page read by
 pdfplumber, its table rows joined by " | "), the passage's words are looked up in PDFium's text
-instead; when neither finds it (an OCR page has no text layer), the page is shown without a
-highlight, and says so.
+instead. A page without a text layer (a scan) was read by Tesseract: it reads the page again for
+its words' boxes (ingest kept only the text), and the passage's words are marked. When nothing
+finds the passage, the page is shown without a highlight, and says so.
 """
 
 from __future__ import annotations
 
 import io
+import logging
 import re
 from dataclasses import dataclass
+
+from ingestion.ocr import OcrError, Tesseract
+
+log = logging.getLogger(__name__)
 
 _REPLACED = {"\r": "\n", "\x02": "-", "\ufffe": "-", "\x0c": "\n"}
 HIGHLIGHT_RGBA = (255, 213, 0, 110)  # a marker-pen yellow, see-through
@@ -65,10 +71,12 @@ def render_page(
     stored_text: str | None = None,
     span: tuple[int, int] | None = None,
     passage: str = "",
+    ocr: Tesseract | None = None,
 ) -> PageImage:
     """Page `number` (1-based) as PNG bytes with a passage highlighted: `span` (offsets in the stored
     page text), narrowed to the words of `passage` when they are inside it; without a span, the
-    words of `passage` wherever they are on the page. IndexError for a page it does not have."""
+    words of `passage` wherever they are on the page. A page without a text layer is read again
+    by `ocr` for its words' boxes. IndexError for a page it does not have."""
     import pypdfium2 as pdfium
     from PIL import Image, ImageDraw
 
@@ -80,7 +88,7 @@ def render_page(
         page = document[number - 1]
         textpage = page.get_textpage()
         try:
-            boxes = _passage_boxes(textpage, stored_text, span, passage)
+            boxes = _passage_boxes(page, textpage, stored_text, span, passage, ocr)
             height = page.get_height()
             image = page.render(scale=scale).to_pil().convert("RGBA")
         finally:
@@ -104,9 +112,17 @@ def render_page(
     return PageImage(png=buffer.getvalue(), number=number, pages=pages, highlighted=bool(boxes))
 
 
+Box = tuple[float, float, float, float]  # left, bottom, right, top in PDF points
+
+
 def _passage_boxes(
-    textpage: object, stored_text: str | None, span: tuple[int, int] | None, passage: str
-) -> list[tuple[float, float, float, float]]:
+    page: object,
+    textpage: object,
+    stored_text: str | None,
+    span: tuple[int, int] | None,
+    passage: str,
+    ocr: Tesseract | None,
+) -> list[Box]:
     raw = textpage.get_text_range()  # type: ignore[attr-defined]
     cleaned, origins = cleaned_with_origins(raw)
     found: tuple[int, int] | None = None
@@ -117,17 +133,43 @@ def _passage_boxes(
             span = (span[0] + inner[0], span[0] + inner[1])
         if stored_text == cleaned:
             found = span
-        else:  # pdfplumber's text of a ruled page: look the passage's words up in PDFium's
+        else:  # pdfplumber's or Tesseract's text: look the passage's words up on the page
             passage = stored_text[span[0] : span[1]]
+    if not cleaned.strip() and ocr is not None and ocr.available and passage:
+        try:
+            return _merged(_ocr_boxes(page, passage, ocr))
+        except OcrError as exc:  # the page is still shown, without its highlight
+            log.warning("could not read the words of a scanned page again: %s", exc)
+            return []
     if found is None and passage:
         found = _find_words(cleaned, passage)
     if found is None:
         return []
-    lines: list[list[float]] = []  # one box per line: characters in reading order, merged
-    for index in range(*found):
-        if cleaned[index].isspace():
-            continue
-        left, bottom, right, top = textpage.get_charbox(origins[index])  # type: ignore[attr-defined]
+    boxes = [textpage.get_charbox(origins[i]) for i in range(*found) if not cleaned[i].isspace()]  # type: ignore[attr-defined]
+    return _merged(boxes)
+
+
+def _ocr_boxes(page: object, passage: str, ocr: Tesseract) -> list[Box]:
+    """A page without a text layer: the boxes of the words Tesseract reads there that make up the passage."""
+    words = ocr.word_boxes(page)
+    joined, starts = "", []
+    for word, *_ in words:
+        starts.append(len(joined))
+        joined += word + " "
+    found = _find_words(joined, passage)
+    if found is None:
+        return []
+    return [
+        box
+        for start, (word, *box) in zip(starts, words, strict=True)
+        if found[0] < start + len(word) and start < found[1]
+    ]  # type: ignore[misc]
+
+
+def _merged(boxes: list[Box]) -> list[Box]:
+    """Boxes in reading order merged into one per line."""
+    lines: list[list[float]] = []
+    for left, bottom, right, top in boxes:
         if right <= left or top <= bottom:
             continue
         line = lines[-1] if lines else None

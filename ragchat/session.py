@@ -27,6 +27,7 @@ from core.schemas import (
 from core.settings import Settings
 from core.user_space import UserSpace
 from ingestion.indexer import Progress, no_progress
+from ingestion.ocr import Tesseract
 from ingestion.page_image import PageImage, render_page
 from memory.markdown_store import memory_files
 from memory.memory import Memory
@@ -143,7 +144,8 @@ class Session:
             return None
         stored = registry.page(record.doc_id, record.content_hash, page)
         scale = self.settings.page_image_scale
-        return render_page(pdf, page, scale, stored.text if stored else None, span, passage)
+        ocr = Tesseract.from_settings(self.settings) if stored and stored.ocr else None
+        return render_page(pdf, page, scale, stored.text if stored else None, span, passage, ocr)
 
     def delete(self, source: str) -> bool:
         return self.document_index.delete(source)

@@ -15,6 +15,7 @@ from core.settings import PROJECT_ROOT, get_settings
 from ingestion.page_image import HIGHLIGHT_RGBA, cleaned_with_origins
 from ingestion.parsers import clean_pdfium_text
 from ragchat.application import open_session
+from tests.fixtures import scanned_pdf_bytes
 
 PLANS = PROJECT_ROOT / "sample_docs" / "nimbus_service_plans.pdf"
 
@@ -84,3 +85,17 @@ def test_a_cited_pdf_page_is_shown_with_the_passage_highlighted(home: Path, tmp_
     version = registry.get(doc_id_for(PLANS.name)).content_hash  # type: ignore[union-attr]
     assert session.delete(PLANS.name)
     assert registry.original(doc_id_for(PLANS.name), version) is None  # gone with its version
+
+
+def test_a_scanned_page_highlights_the_words_tesseract_reads(home: Path) -> None:
+    session = open_session(get_settings())
+    lines = ["Pallet audit passed on Friday", "Forklift keys stay in the office"]
+    result = session.ingest_bytes("scan.pdf", scanned_pdf_bytes(lines))
+    assert result.status == "indexed" and result.ocr_pages == [1], result
+    text = session.page_text("scan.pdf", 1)
+    assert text is not None and "Forklift keys" in text
+    start = text.index("Forklift keys")
+    shown = session.page_image("scan.pdf", 1, (start, start + len("Forklift keys stay")))
+    assert shown is not None and shown.highlighted and highlighted_pixels(shown.png) > 0
+    plain = session.page_image("scan.pdf", 1)
+    assert plain is not None and not plain.highlighted
