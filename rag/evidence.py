@@ -30,6 +30,8 @@ Embed = Callable[[list[str]], list[list[float]]]
 # lower case) followed by white space; a line of a table (cells joined by " | ") or a heading line is
 # a unit of its own.
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
+# A list or section number ("1.", "2.3.", "iv.", "a)") is not a sentence: it stays with what follows.
+_ENUMERATOR = re.compile(r"\(?(\d{1,3}(\.\d{1,3})*|[ivxlc]{1,5}|[a-z])[.)]", re.IGNORECASE)
 _OWN_LINE = re.compile(r"^\s*(#{1,6}\s|.*\s\|\s)")
 _TABLE_ROW = " | "
 MAX_TABLE_ROWS = 20
@@ -65,7 +67,10 @@ def _prose_spans(text: str, start: int, end: int) -> list[Span]:
     spans: list[Span] = []
     cursor = start
     for match in _SENTENCE_END.finditer(text, start, end):
-        spans.append(_trimmed(text, cursor, match.start()))
+        sentence = _trimmed(text, cursor, match.start())
+        if _ENUMERATOR.fullmatch(text, sentence.start, sentence.end):
+            continue
+        spans.append(sentence)
         cursor = match.end()
     spans.append(_trimmed(text, cursor, end))
     return spans

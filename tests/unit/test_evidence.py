@@ -82,3 +82,13 @@ def test_tables_of_contents_and_indexes_are_navigation_and_tables_are_not() -> N
     assert is_navigation(toc) and is_navigation(index) and is_navigation(spaced)
     assert not is_navigation(TABLE) and not is_navigation(PROSE)
     assert not is_navigation("Revenue rose to 12.\nCosts fell to 3.\nStaff grew by 40.\nThe plant opened in 1998.")
+
+
+def test_a_list_number_stays_with_the_sentence_it_numbers() -> None:
+    text = "2. Returning hardware\nUnopened hardware can be returned within 30 days. 3. Refunds are paid. IV) Last."
+    spans = [text[s.start : s.end] for s in sentence_spans(text)]
+    assert spans == [
+        "2. Returning hardware\nUnopened hardware can be returned within 30 days.",
+        "3. Refunds are paid.",
+        "IV) Last.",
+    ]
