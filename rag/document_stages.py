@@ -189,7 +189,7 @@ class SummariseSections:
                 else None,
             )
             text = "".join(t.text for t in llm.stream_tokens(section_messages(group), sampling, queue))
-            sentences = _cited_sentences(text, len(group))
+            sentences = cited_sentences(text, len(group))
             cache.put(first.doc_id, first.content_hash, key, sentences)
             timings["map_ms"] = timings.get("map_ms", 0.0) + elapsed_ms(started)
         hits = []
@@ -200,7 +200,7 @@ class SummariseSections:
         return hits, was_cached
 
 
-def _cited_sentences(text: str, count: int) -> list[tuple[str, int]]:
+def cited_sentences(text: str, count: int) -> list[tuple[str, int]]:
     """Each sentence of a section summary with the (0-based) passage its first valid marker names;
     a sentence citing nothing valid is dropped (it could not be traced to a page)."""
     found: list[tuple[str, int]] = []

@@ -329,6 +329,7 @@ class AnswerPipeline:
                 # Among a whole document's passages a small model often cites a neighbour of the
                 # one that holds the claim: markers are moved to it (rag/citations.py).
                 answer_text, citations = self.resolve_citations.run(tidy_markers(text), shown, constrained=False)
+                answer_text = tidy_markers(answer_text)
                 answer_text, citations, support = self.check_support.run(answer_text, citations, shown, timings)
             score = confidence(support)
             timings["queue_wait_ms"] = round(queue.seconds * 1000, 1)
