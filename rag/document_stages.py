@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from core.schemas import DocumentRecord, Hit
+from core.schemas import DocumentRecord, Hit, Retrieval
 from core.settings import Settings
 from providers.llm.base import LLM, QueueListener, Sampling
 from rag.citations import markers_in, split_sentences, strip_markers
@@ -45,10 +45,24 @@ def no_progress(what: str, done: int, total: int) -> None:
 
 
 class RouteRequest:
-    """Document-level or passage (rag/router.py), and the form the user asked for."""
+    """Document-level or passage (rag/router.py), and the form the user asked for.
+
+    A request the router is sure of goes to the documents at once. One it only leans towards goes
+    there when no retrieved passage reaches the relevance gate, which would refuse it: a factual
+    question that merely sounds general ("What was one of the Normans' major exports?") has a
+    passage that answers it, and keeps the passage path."""
 
     def __init__(self, embed: Embed, settings: Settings) -> None:
         self._router = Router(embed, settings.route_threshold)
+        self._sure = settings.route_sure_threshold
+        self._gate = settings.refusal_threshold
+
+    def sure(self, route: Route) -> bool:
+        return route.kind == "document" and route.p_document >= self._sure
+
+    def unmatched(self, route: Route, retrieval: Retrieval) -> bool:
+        """A likely document-level request that no passage matches well enough to be given."""
+        return route.kind == "document" and not any((h.scores.dense or 0.0) >= self._gate for h in retrieval.hits)
 
     def run(self, question: str, timings: Timings) -> Route:
         started = time.perf_counter()

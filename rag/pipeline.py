@@ -181,7 +181,7 @@ class AnswerPipeline:
         self.resolve_citations = ResolveCitations(CitationRules.from_settings(settings))
         self.check_support = CheckSupport(support)
         self.record = Record(conversations, query_log)
-        self.route = RouteRequest(embed, settings) if documents is not None else None
+        self.route = RouteRequest(embed, settings) if documents is not None and summaries is not None else None
         if documents is not None and summaries is not None:
             self.scope = ChooseScope(documents)
             self.read_documents = ReadDocuments(documents, settings)
@@ -199,15 +199,17 @@ class AnswerPipeline:
             return self._stopped(question, options.session_id, stopped, started, timings)
         if self.note_facts.applies(question):
             return self._noted(question, options.session_id, started, timings)
-        if self.route is not None:
-            route = self.route.run(question, timings)
-            if route.kind == "document":  # never gated by passage relevance: the documents are the evidence
-                return self._about_documents(question, route, options, started, timings, queue)
+        route = self.route.run(question, timings) if self.route is not None else None
+        if route is not None and self.route.sure(route):
+            return self._about_documents(question, route, options, started, timings, queue)
 
         search_query = self.rewrite.run(question, options.session_id, queue, timings)
         weight = settings.bm25_weight if options.bm25_weight is None else options.bm25_weight
         retrieval = self.retrieve.run(search_query, options.top_k or settings.top_k, weight, options.rerank)
         timings["retrieve_ms"] = retrieval.timings_ms.get("search_ms", 0.0)
+        if route is not None and self.route.unmatched(route, retrieval):
+            # Never refused by the relevance gate: the documents themselves are the evidence.
+            return self._about_documents(question, route, options, started, timings, queue)
         memory = self._memory.context_for(question) if self._memory is not None else MemoryFacts()
         evidence = self.select_evidence.run(question, search_query, retrieval, memory)
         given = self.decide.run(question, evidence, memory)

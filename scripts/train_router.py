@@ -5,7 +5,8 @@
 
 Each request is embedded with the packaged MiniLM (the app's embedder); a logistic regression on the
 vectors is scored by stratified k-fold cross-validation (every request is predicted by a model that
-never saw it): precision and recall of `document`, and the errors by kind, so the hard negatives
+never saw it): precision and recall of `document` at `route_threshold` and at `route_sure_threshold`
+(rag/document_stages.py RouteRequest uses both), and the errors by kind, so the hard negatives
 (passage questions that say "summary", "main", "section") show. The final weights are fitted on the
 whole set; the report goes into the weights file beside them.
 """
@@ -81,6 +82,10 @@ def main() -> None:
         "threshold": threshold,
         "l2": L2,
         **scores(truth, predicted),
+        "at_sure_threshold": {
+            "threshold": settings.route_sure_threshold,
+            **scores(truth, p >= settings.route_sure_threshold),
+        },
         "errors_by_kind": dict(
             Counter(row["kind"] for row, t, y in zip(rows, truth, predicted, strict=True) if t != y)
         ),

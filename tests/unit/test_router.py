@@ -8,9 +8,11 @@ import json
 import numpy as np
 import pytest
 
+from core.schemas import Chunk, Hit, Retrieval, Scores
 from core.settings import get_settings
 from providers.embedder import Embedder
-from rag.router import WEIGHTS_PATH, Form, Router, RouterWeights, fit, requested_form
+from rag.document_stages import RouteRequest
+from rag.router import WEIGHTS_PATH, Form, Route, Router, RouterWeights, fit, requested_form
 from scripts.train_router import DATASET, folds, load
 
 
@@ -59,3 +61,32 @@ def test_the_router_says_document_for_overviews_and_passage_for_one_fact(embedde
 )
 def test_the_requested_form_is_read_from_the_text(text: str, form: Form) -> None:
     assert requested_form(text) == form
+
+
+def _retrieval(dense: float) -> Retrieval:
+    chunk = Chunk(
+        chunk_id="c",
+        doc_id="d",
+        content_hash="h",
+        source="a.pdf",
+        file_type="pdf",
+        page=1,
+        chunk_index=0,
+        text="Some text.",
+        char_start=0,
+        char_end=10,
+    )
+    hit = Hit(chunk=chunk, scores=Scores(dense=dense))
+    return Retrieval(query="q", hits=[hit], candidates=[hit], bm25_weight=0.5, fusion="convex", reranker="none")
+
+
+def test_a_leaning_request_goes_to_the_documents_only_when_no_passage_passes_the_gate(embedder: Embedder) -> None:
+    settings = get_settings()
+    stage = RouteRequest(embedder.embed, settings)
+    leaning = Route(kind="document", p_document=settings.route_sure_threshold - 0.1, form=Form())
+    sure = Route(kind="document", p_document=settings.route_sure_threshold, form=Form())
+    passage = Route(kind="passage", p_document=0.1, form=Form())
+    assert stage.sure(sure) and not stage.sure(leaning) and not stage.sure(passage)
+    weak, strong = _retrieval(settings.refusal_threshold - 0.01), _retrieval(settings.refusal_threshold)
+    assert stage.unmatched(leaning, weak) and not stage.unmatched(leaning, strong)
+    assert not stage.unmatched(passage, weak)
