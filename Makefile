@@ -13,7 +13,7 @@ COMPOSE_V1 := docker-compose==1.29.2
 # nltk (used by llama-index's splitter) refuses hard-linked data files, uv's default link mode.
 export UV_LINK_MODE := copy
 
-.PHONY: setup models models-app ocr browser run test lint lint-docker screenshot lock bench clean
+.PHONY: setup models models-app ocr browser run test sanity lint lint-docker screenshot lock bench clean
 
 $(UV):
 	$(PYTHON) -m venv .tools
@@ -67,6 +67,13 @@ browser:
 
 run: models-app
 	$(BIN)/ragchat ui
+
+# The challenge's judge artifact, offline on the embedded models (the 1.5B when installed, else the
+# 0.5B): sample_docs/ ingested, questions answered with citations, two facts remembered, one weather
+# analysis on replayed Open-Meteo responses → artifacts/sanity_output.json, then its validator.
+sanity: models
+	$(BIN)/ragchat sanity
+	$(BIN)/python -m scripts.validate_sanity artifacts/sanity_output.json
 
 # ruff, then the import contract (.importlinter): layers point one way, no import cycle in a package.
 lint: setup

@@ -53,7 +53,7 @@ class DataSettings(BaseModel):
     """Where data and models live."""
 
     home: Path = Field(
-        default=PROJECT_ROOT, description="Data directory: chroma_db/, bm25_index/, memory files, SQLite."
+        default=PROJECT_ROOT, description="Data directory: chroma_db/, bm25_index/, logs/, memory files, SQLite."
     )
     model_dir: Path = Field(
         default=Path.home() / ".cache" / "ragchat" / "models",
@@ -72,6 +72,11 @@ class DataSettings(BaseModel):
     @property
     def bm25_path(self) -> Path:
         return self.home / "bm25_index"
+
+    @property
+    def log_path(self) -> Path:
+        """Where the CLI writes the details (tracebacks) of an error it reports in one line."""
+        return self.home / "logs" / "ragchat.log"
 
 
 class LLMSettings(BaseModel):
@@ -199,6 +204,9 @@ class IngestionSettings(BaseModel):
     ocr_language: str = Field(default="eng", description="Tesseract language(s), e.g. eng+deu (needs their data).")
     ocr_dpi: int = Field(default=300, description="Resolution pages are rendered at for OCR.")
     ocr_timeout_s: float = Field(default=120.0, description="Longest OCR of one page.")
+    page_image_scale: float = Field(
+        default=1.5, gt=0, le=4, description="A cited PDF page is shown at this many pixels per point (1.5 ≈ 108 dpi)."
+    )
 
 
 class RetrievalSettings(BaseModel):

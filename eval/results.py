@@ -20,7 +20,7 @@ class MetricValue(BaseModel):
 class CitedSource(BaseModel):
     marker: int
     source: str
-    page: int
+    page: int | None = None
     chunk_id: str
     method: str
     supports: bool = Field(description="The cited chunk holds gold evidence (or, without gold, a reference).")

@@ -150,7 +150,10 @@ def chunk_page(
     sections = markdown_sections(page.text) if owner.file_type == "md" else [Section(0, page.text)]
     chunks: list[Chunk] = []
 
+    text_file = owner.file_type != "pdf"
+
     def add(start: int, piece: str, section: Section) -> None:
+        first_line = page.text.count("\n", 0, start) + 1 if text_file else None
         chunks.append(
             Chunk(
                 chunk_id=chunk_id_for(owner.doc_id, owner.content_hash, page.number, start, piece),
@@ -165,6 +168,8 @@ def chunk_page(
                 char_end=start + len(piece),
                 heading_path=list(section.heading_path),
                 kind=section.kind,
+                line_start=first_line,
+                line_end=None if first_line is None else first_line + piece.rstrip("\n").count("\n"),
             )
         )
 

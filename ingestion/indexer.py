@@ -226,15 +226,26 @@ class Indexer:
                     needs_password=isinstance(exc, PasswordRequired),
                     seconds=time.perf_counter() - started,
                 )
-            return self._write_version(parsed, redact, progress, cancel, started)
+            # A PDF's bytes are kept to show a cited page; not a redacted version (its page images would
+            # show what was redacted) nor an encrypted one (no password is stored).
+            keep = data if parsed.file_type == "pdf" and not redact and password is None else None
+            return self._write_version(parsed, redact, progress, cancel, started, keep)
 
     def _write_version(
-        self, parsed: ParsedFile, redact: bool, progress: Progress, cancel: threading.Event, started: float
+        self,
+        parsed: ParsedFile,
+        redact: bool,
+        progress: Progress,
+        cancel: threading.Event,
+        started: float,
+        original: bytes | None = None,
     ) -> IngestResult:
         doc_id = doc_id_for(parsed.source)
         version = parsed.content_hash
         self._registry.begin_version(doc_id, version)
         try:
+            if original is not None:  # journalled: dropped with the version's rows if it never goes live
+                self._registry.add_original(doc_id, version, original)
             result = self._write(parsed, redact, progress, cancel, started)
         except IngestCancelled:
             self._discard(doc_id, version)
@@ -333,7 +344,7 @@ class Indexer:
         self._bm25.add(keyword_ids, keyword_texts, [doc_id] * len(keyword_ids), [version] * len(keyword_ids))
         if cancel.is_set():
             raise IngestCancelled
-        pages = total if parsed.file_type == "pdf" else 0  # TXT/MD have no pages
+        pages = total if parsed.file_type == "pdf" else None  # TXT/MD have no pages
         record = DocumentRecord(
             doc_id=doc_id,
             source=parsed.source,

@@ -52,12 +52,33 @@ class Tesseract:
             bitmap.close()
         return self.read_png(buffer.getvalue())
 
-    def read_png(self, png: bytes) -> str:
+    def word_boxes(self, page: Any) -> list[tuple[str, float, float, float, float]]:
+        """The words Tesseract reads on a pypdfium2 page, each with its box in PDF points
+        (left, bottom, right, top), in reading order: what a cited OCR page highlights."""
+        bitmap = page.render(scale=self.dpi / 72, grayscale=True)
+        try:
+            buffer = io.BytesIO()
+            bitmap.to_pil().save(buffer, format="PNG")
+        finally:
+            bitmap.close()
+        points = 72 / self.dpi
+        height = page.get_height()
+        words = []
+        for line in self.read_png(buffer.getvalue(), "tsv").splitlines()[1:]:
+            cells = line.split("\t")
+            if len(cells) < 12 or cells[0] != "5" or not cells[11].strip():
+                continue  # level 5 rows are words
+            left, top, width, tall = (int(cells[i]) * points for i in (6, 7, 8, 9))
+            words.append((cells[11].strip(), left, height - top - tall, left + width, height - top))
+        return words
+
+    def read_png(self, png: bytes, *config: str) -> str:
+        """Tesseract's output for a page image: its text, or with config `tsv` a table of its words."""
         if self.path is None:
             raise OcrError(f"{self.command!r} is not installed; {INSTALL_HINT}")
         try:
             done = subprocess.run(
-                [self.path, "stdin", "stdout", "-l", self.language, "--dpi", str(self.dpi)],
+                [self.path, "stdin", "stdout", "-l", self.language, "--dpi", str(self.dpi), *config],
                 input=png,
                 capture_output=True,
                 timeout=self.timeout_s,

@@ -293,7 +293,7 @@ class PdfReader:
         try:
             textpage = page.get_textpage()
             try:
-                text = _clean_pdfium_text(textpage.get_text_range())
+                text = clean_pdfium_text(textpage.get_text_range())
             finally:
                 textpage.close()
             table_count = 0
@@ -330,7 +330,7 @@ class PdfReader:
         return (text, tables) if tables else (fallback, 0)
 
 
-def _clean_pdfium_text(text: str) -> str:
+def clean_pdfium_text(text: str) -> str:
     """PDFium ends lines with \\r\\n and marks soft hyphens and unmapped glyphs with control characters."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     return text.replace("\x02", "-").replace("\ufffe", "-").replace("\x00", "").replace("\x0c", "\n")

@@ -61,6 +61,12 @@ CREATE TABLE IF NOT EXISTS redactions (
     preview TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS redactions_by_version ON redactions (doc_id, content_hash);
+CREATE TABLE IF NOT EXISTS originals (
+    doc_id TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    data BLOB NOT NULL,
+    PRIMARY KEY (doc_id, content_hash)
+);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 # Columns added after the first release; an older file gets them on open.
@@ -191,6 +197,26 @@ class Registry(SQLiteTables):
             if include_running or row["pid"] is None or not process_alive(row["pid"])
         ]
 
+    def add_original(self, doc_id: str, content_hash: str, data: bytes) -> None:
+        """Keep a PDF version's bytes, so a citation can show its page (goes with the version's rows)."""
+        with closing(self._connect()) as conn, conn:
+            conn.execute("INSERT OR REPLACE INTO originals VALUES (?, ?, ?)", (doc_id, content_hash, data))
+
+    def original(self, doc_id: str, content_hash: str) -> bytes | None:
+        with closing(self._connect()) as conn:
+            row = conn.execute(
+                "SELECT data FROM originals WHERE doc_id = ? AND content_hash = ?", (doc_id, content_hash)
+            ).fetchone()
+        return bytes(row["data"]) if row else None
+
+    def page(self, doc_id: str, content_hash: str, number: int) -> Page | None:
+        with closing(self._connect()) as conn:
+            row = conn.execute(
+                "SELECT number, text, ocr FROM pages WHERE doc_id = ? AND content_hash = ? AND number = ?",
+                (doc_id, content_hash, number),
+            ).fetchone()
+        return Page(number=row["number"], text=row["text"], ocr=bool(row["ocr"])) if row else None
+
     # ---- stored pages and reports ---------------------------------------------------------------
     def pages(self, doc_id: str, content_hash: str) -> Iterator[Page]:
         with closing(self._connect()) as conn:
@@ -256,7 +282,7 @@ def _put(conn: sqlite3.Connection, record: DocumentRecord) -> None:
             record.file_type,
             record.content_hash,
             record.size_bytes,
-            record.pages,
+            record.pages or 0,
             record.chunks,
             record.ingested_at.isoformat(),
             notes.model_dump_json(),
@@ -267,6 +293,7 @@ def _put(conn: sqlite3.Connection, record: DocumentRecord) -> None:
 def _drop_version_rows(conn: sqlite3.Connection, doc_id: str, content_hash: str) -> None:
     conn.execute("DELETE FROM pages WHERE doc_id = ? AND content_hash = ?", (doc_id, content_hash))
     conn.execute("DELETE FROM redactions WHERE doc_id = ? AND content_hash = ?", (doc_id, content_hash))
+    conn.execute("DELETE FROM originals WHERE doc_id = ? AND content_hash = ?", (doc_id, content_hash))
 
 
 def process_alive(pid: int) -> bool:
@@ -287,4 +314,6 @@ def process_alive(pid: int) -> bool:
 def _record(row: sqlite3.Row) -> DocumentRecord:
     fields = dict(row)
     notes = json.loads(fields.pop("notes", None) or "{}")
+    if fields["file_type"] != "pdf":
+        fields["pages"] = None  # stored as 0: a text file has no pages
     return DocumentRecord(**{**fields, **notes, "ingested_at": datetime.fromisoformat(row["ingested_at"])})

@@ -35,6 +35,7 @@ class PackagedGGUF:
         return f"{self.name}-instruct-q4_k_m.gguf"
 
 
+# Best first: when the configured packaged model is not installed, the first installed one answers.
 PACKAGED_GGUFS: dict[str, PackagedGGUF] = {
     "qwen2.5-coder-1.5b": PackagedGGUF(
         name="qwen2.5-coder-1.5b",
@@ -92,6 +93,11 @@ def gguf_installed(name: str, model_dir: Path) -> bool:
     if (model_dir / spec.filename).exists():
         return True
     return all(importlib.util.find_spec(f"{spec.module_prefix}{i}") is not None for i in range(1, spec.parts + 1))
+
+
+def best_installed_gguf(model_dir: Path) -> str | None:
+    """The best packaged GGUF that is installed (PACKAGED_GGUFS is ordered best first), or None."""
+    return next((name for name in PACKAGED_GGUFS if gguf_installed(name, model_dir)), None)
 
 
 def ensure_gguf(name: str, model_dir: Path) -> Path:

@@ -172,7 +172,8 @@ def _tune_session(client: Any, settings: Settings) -> None:
 
 
 def _to_metadata(chunk: Chunk) -> dict[str, Any]:
-    return {
+    lines = {} if chunk.line_start is None else {"line_start": chunk.line_start, "line_end": chunk.line_end}
+    return lines | {
         "doc_id": chunk.doc_id,
         "content_hash": chunk.content_hash,
         "source": chunk.source,
@@ -201,4 +202,6 @@ def _from_metadata(chunk_id: str, text: str, meta: dict[str, Any]) -> Chunk:
         char_end=meta["char_end"],
         heading_path=heading.split("\x1f") if heading else [],
         kind=meta.get("kind", "text"),
+        line_start=meta.get("line_start"),
+        line_end=meta.get("line_end"),
     )

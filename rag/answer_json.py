@@ -171,9 +171,16 @@ class _JsonToText:
 
 
 def reply_text(tokens: Iterator[Token]) -> Iterator[Token]:
-    """The JSON reply's pieces as the text form's pieces (Phrase:, Answer:, Missing: lines)."""
+    """The JSON reply's pieces as the text form's pieces (Phrase:, Answer:, Missing: lines).
+
+    A server that ignores the schema (an Ollama older than structured outputs, a proxy that drops
+    `response_format`) answers in plain text: a reply that does not open with "{" passes through
+    unchanged and is treated like any unconstrained model's answer."""
     reader = _JsonToText()
+    plain: bool | None = None  # undecided until the first non-blank character
     for token in tokens:
-        text = reader.feed(token.text)
+        if plain is None and token.text.strip():
+            plain = not token.text.lstrip().startswith("{")
+        text = token.text if plain else reader.feed(token.text)
         if text:
             yield Token(text=text, logprob=token.logprob, alternatives=token.alternatives)

@@ -237,9 +237,11 @@ def _citation(number: int, hit: Hit, claim: str, method: str, rules: CitationRul
     return Citation(
         marker=number,
         source=chunk.source,
-        page=chunk.page,
+        page=chunk.page or None,
         chunk_id=chunk.chunk_id,
         locator=chunk.locator,
+        char_start=chunk.char_start,
+        char_end=chunk.char_end,
         snippet=best_snippet(chunk.text, claim, rules.snippet_chars),
         method=method,  # type: ignore[arg-type]
     )

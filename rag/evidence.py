@@ -178,12 +178,4 @@ def _runs(indexes: list[int]) -> list[list[int]]:
 
 
 def _excerpt(hit: Hit, start: int, end: int) -> Hit:
-    chunk = hit.chunk
-    excerpt = chunk.model_copy(
-        update={
-            "text": chunk.text[start:end],
-            "char_start": chunk.char_start + start,
-            "char_end": chunk.char_start + end,
-        }
-    )
-    return hit.model_copy(update={"chunk": excerpt})
+    return hit.model_copy(update={"chunk": hit.chunk.excerpt(start, end)})

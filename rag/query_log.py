@@ -54,7 +54,7 @@ class QueryLog(SQLiteTables):
             LoggedChunk(
                 chunk_id=hit.chunk.chunk_id,
                 source=hit.chunk.source,
-                page=hit.chunk.page,
+                page=hit.chunk.page or None,
                 scores=hit.scores,
                 given=hit.chunk.chunk_id in given_ids,
             ).model_dump(mode="json")

@@ -68,6 +68,9 @@ def _passage(record: DocumentRecord, page: Page, start: int, end: int, index: in
         char_start=start,
         char_end=end,
     )
+    if record.file_type != "pdf":  # a text file is located by lines, not pages
+        whole = Chunk.model_validate(chunk.model_dump() | {"text": page.text, "char_start": 0, "line_start": 1})
+        chunk = whole.excerpt(start, end).model_copy(update={"chunk_id": chunk.chunk_id, "chunk_index": index})
     return Hit(chunk=chunk, scores=Scores())
 
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,6 +20,8 @@ from eval.dataset import STARTER_DATASET
 from ingestion.errors import IndexOutOfDate
 from ingestion.write_lock import WriterBusy
 from providers.chroma_server import VectorStoreUnavailable
+from providers.llm.base import LLMError
+from providers.packaged_models import ModelNotInstalled
 from rag.conversation_export import LOW_CONFIDENCE_NOTE
 from rag.conversations import ForeignSession
 
@@ -80,7 +84,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         _print_json([r.model_dump(exclude={"seconds"}) for r in results])
     else:
         for r in results:
-            detail = r.error if r.status == "failed" else f"{r.pages} pages, {r.chunks} chunks"
+            pages = f"{r.pages} pages, " if r.pages is not None else ""
+            detail = r.error if r.status == "failed" else f"{pages}{r.chunks} chunks"
             print(f"{r.status:9} {r.source}: {detail}")
             for warning in r.warnings:
                 print(f"          note: {warning}")
@@ -194,6 +199,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from rag.pipeline import AskOptions
 
     service = _service(args)
+    _say_fallback(service)
     options = AskOptions(
         session_id=args.session,
         top_k=args.k,
@@ -245,6 +251,12 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if answer.guardrail is not None:
         return 2
     return 1 if answer.error else 0
+
+
+def _say_fallback(service: Session) -> None:
+    """One line on stderr when another model answers than the configured one (not installed)."""
+    if fallback := service.app.llm_choice().fallback:
+        print(f"ragchat: {fallback}", file=sys.stderr)
 
 
 class _QueueNotice:
@@ -334,7 +346,8 @@ def cmd_docs(args: argparse.Namespace) -> int:
         print("No documents indexed yet.")
     else:
         for r in records:
-            print(f"{r.source}\t{r.file_type}\t{r.pages} pages\t{r.chunks} chunks")
+            pages = f"{r.pages} pages\t" if r.pages is not None else ""
+            print(f"{r.source}\t{r.file_type}\t{pages}{r.chunks} chunks")
             for warning in r.warnings:
                 print(f"  note: {warning}")
             if r.missing_chunks:
@@ -411,7 +424,10 @@ def cmd_weather(args: argparse.Namespace) -> int:
     except ValidationError as exc:
         return _weather_failure(args, WeatherFailure(kind="invalid_input", message=request_error_message(exc)), 2)
     try:
-        analysis = _service().app.weather(request)
+        service = _service()
+        if request.explain:
+            _say_fallback(service)
+        analysis = service.app.weather(request)
     except WeatherError as exc:
         return _weather_failure(args, exc.failure, 2 if exc.kind == "invalid_input" else 1)
     if args.json:
@@ -551,6 +567,15 @@ def _key_value(item: str) -> tuple[str, str]:
     return key.strip(), value.strip()
 
 
+def cmd_sanity(args: argparse.Namespace) -> int:
+    """The judge artifact (make sanity): ingest the samples, ask, remember, one weather analysis."""
+    from ragchat.sanity import ARTIFACT, run_sanity
+
+    payload = run_sanity(args.out or ARTIFACT, say=lambda line: print(line, file=sys.stderr, flush=True))
+    print(f"wrote {args.out or ARTIFACT}: features {', '.join(payload['implemented_features']) or 'none'}")
+    return 0
+
+
 def cmd_ui(args: argparse.Namespace) -> int:
     command = [
         sys.executable,
@@ -688,6 +713,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the whole result as JSON")
     p.set_defaults(func=cmd_eval)
 
+    p = sub.add_parser(
+        "sanity", help="the judge artifact: sample docs, questions, memory, weather → artifacts/sanity_output.json"
+    )
+    p.add_argument("--out", type=Path, help="where to write it (default artifacts/sanity_output.json)")
+    p.set_defaults(func=cmd_sanity)
+
     p = sub.add_parser("ui", help="start the Streamlit app")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8501)
@@ -703,10 +734,13 @@ def _add_retrieval_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Errors reach the terminal as one line saying what to do. Warnings and the traceback of an
+    unexpected error go to the log file under RAGCHAT_HOME (logs/ragchat.log), which the line names."""
     args = build_parser().parse_args(argv)
+    log_path, handler = _file_logging()
     try:
         return int(args.func(args))
-    except (IndexOutOfDate, VectorStoreUnavailable) as exc:
+    except (IndexOutOfDate, VectorStoreUnavailable, ModelNotInstalled, LLMError) as exc:
         print(f"ragchat: {exc}", file=sys.stderr)
         return 1
     except (InvalidUserName, ForeignSession) as exc:
@@ -715,6 +749,30 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\nInterrupted; a file being indexed was rolled back.", file=sys.stderr)
         return 130
+    except Exception as exc:
+        logging.getLogger("ragchat.cli").error("ragchat %s failed", " ".join(sys.argv[1:]), exc_info=exc)
+        lines = str(exc).strip().splitlines()
+        what = f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
+        print(f"ragchat: {what} (details in {log_path})", file=sys.stderr)
+        return 1
+    finally:
+        logging.getLogger().removeHandler(handler)
+        handler.close()
+
+
+def _file_logging() -> tuple[Path, logging.Handler]:
+    """Log warnings and errors of this command to the home's log file (created on the first record),
+    never to the terminal; the temp dir's when even the settings cannot be read."""
+    try:
+        path = get_settings().log_path
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except Exception:
+        path = Path(tempfile.gettempdir()) / "ragchat.log"
+    handler = logging.FileHandler(path, encoding="utf-8", delay=True)
+    handler.setLevel(logging.WARNING)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.getLogger().addHandler(handler)
+    return path, handler
 
 
 if __name__ == "__main__":

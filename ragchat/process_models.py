@@ -74,7 +74,13 @@ class ProcessModels:
         except Exception as exc:  # e.g. the openai provider without a model name
             return LLMStatus(state="failed", label=self.settings.llm_provider, error=str(exc))
         label = llm.label if llm is not None and state == "ready" else f"{choice.provider} · {choice.model}"
-        return LLMStatus(state=state, label=label, key=choice.key, error=error)
+        return LLMStatus(state=state, label=label, key=choice.key, error=error, fallback=choice.fallback)
+
+    @property
+    def llm_fallback(self) -> str:
+        """Why another model answers than the one configured (empty when it is the configured one).
+        Reads the choice once made; never resolves it (resolving may ask Ollama)."""
+        return self._choice.fallback if self._choice is not None else ""
 
     def llm_options(self) -> list[LLMOption]:
         """The models the app can switch to: the packaged GGUFs (unavailable ones say how to install

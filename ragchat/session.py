@@ -27,6 +27,8 @@ from core.schemas import (
 from core.settings import Settings
 from core.user_space import UserSpace
 from ingestion.indexer import Progress, no_progress
+from ingestion.ocr import Tesseract
+from ingestion.page_image import PageImage, render_page
 from memory.markdown_store import memory_files
 from memory.memory import Memory
 from memory.memory_log import MemoryLog
@@ -117,6 +119,34 @@ class Session:
         """The redaction report of a document (empty when it was indexed without redaction)."""
         return self.document_index.registry.redactions(doc_id_for(source))
 
+    def document_version(self, source: str) -> str | None:
+        """The live version (content hash) of an indexed document; None when it is not indexed."""
+        record = self.document_index.registry.get(doc_id_for(source))
+        return record.content_hash if record else None
+
+    def page_text(self, source: str, page: int) -> str | None:
+        """A page's text as indexed (page 0: a text file's whole text); None when there is none."""
+        registry = self.document_index.registry
+        record = registry.get(doc_id_for(source))
+        stored = registry.page(record.doc_id, record.content_hash, page) if record else None
+        return stored.text if stored else None
+
+    def page_image(
+        self, source: str, page: int, span: tuple[int, int] | None = None, passage: str = ""
+    ) -> PageImage | None:
+        """Page `page` of an indexed PDF as an image, the passage at `span` (offsets in the page's text)
+        or else `passage` highlighted. None when no PDF is kept for it: a text file, a redacted or
+        encrypted PDF, one indexed before PDFs were kept. IndexError for a page it does not have."""
+        registry = self.document_index.registry
+        record = registry.get(doc_id_for(source))
+        pdf = registry.original(record.doc_id, record.content_hash) if record and record.file_type == "pdf" else None
+        if record is None or pdf is None:
+            return None
+        stored = registry.page(record.doc_id, record.content_hash, page)
+        scale = self.settings.page_image_scale
+        ocr = Tesseract.from_settings(self.settings) if stored and stored.ocr else None
+        return render_page(pdf, page, scale, stored.text if stored else None, span, passage, ocr)
+
     def delete(self, source: str) -> bool:
         return self.document_index.delete(source)
 
@@ -189,6 +219,7 @@ class Session:
     def models(self) -> ModelInfo:
         return ModelInfo(
             llm=self.app.llm_label,
+            llm_fallback=self.app.llm_fallback,
             embedder=self.app.embedder.label,
             reranker=self.app.reranker[1],
             vector_store=store_label(self.settings.model_copy(update={"collection": self.space.collection})),

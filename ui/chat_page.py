@@ -153,7 +153,7 @@ def render_sources(answer: Answer) -> None:
     """One row under an answer: a copy button and a chip per cited source."""
     with st.container(horizontal=True, vertical_alignment="center", gap="small"):
         copy_button(answer.answer, identity=f"{answer.session_id}\n{answer.question}\n{answer.timings_ms}")
-        render_citation_chips(answer.citations)
+        render_citation_chips(answer.citations, key=f"{answer.session_id}:{answer.question}:{answer.timings_ms}")
 
 
 def render_guardrail(outcome: GuardrailOutcome) -> None:

@@ -28,8 +28,8 @@ def init_state(service: Session) -> None:
     st.session_state.setdefault("redact_uploads", service.settings.redact_pii)
 
 
-def size_text(pages: int, chunks: int) -> str:
-    """TXT and Markdown have no pages (0), so only PDFs mention them."""
+def size_text(pages: int | None, chunks: int) -> str:
+    """TXT and Markdown have no pages (None), so only PDFs mention them."""
     chunk_text = f"{chunks} chunk{'s' if chunks != 1 else ''}"
     return f"{pages} page{'s' if pages != 1 else ''}, {chunk_text}" if pages else chunk_text
 

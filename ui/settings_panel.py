@@ -166,5 +166,7 @@ def _model_status(service: Session) -> None:
         f"**LLM:** {status.label}  \n**Embedder:** {info.embedder}  \n**Reranker:** {info.reranker}  \n"
         f"**Vector store:** {escape_markdown(info.vector_store)}"
     )
+    if status.fallback:
+        st.caption(status.fallback)
     if status.error:
         st.caption(f"The model could not be loaded: {status.error}")

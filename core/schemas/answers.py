@@ -17,10 +17,12 @@ class Citation(BaseModel):
 
     marker: int = Field(description="The [n] the answer uses for this source.")
     source: str
-    page: int
+    page: int | None = Field(default=None, description="A PDF's page; None for TXT and Markdown (see locator).")
     chunk_id: str
-    locator: str
+    locator: str = Field(description="Where the passage is: page, section heading, lines (text files).")
     snippet: str
+    char_start: int | None = Field(default=None, description="The cited passage's offsets in its page's text.")
+    char_end: int | None = None
     method: Literal["marker", "support", "corrected"] = Field(
         default="marker",
         description="marker: the model wrote [n]; support: the model cited nothing and the chunk "
@@ -159,7 +161,7 @@ class LoggedChunk(BaseModel):
 
     chunk_id: str
     source: str
-    page: int
+    page: int | None = Field(default=None, description="A PDF's page; None for TXT and Markdown.")
     scores: Scores
     given: bool = Field(description="Whether the chunk went into the model's prompt.")
 

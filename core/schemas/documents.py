@@ -52,24 +52,46 @@ class Chunk(BaseModel):
     content_hash: str = Field(description="Hash of the document version this chunk belongs to.")
     source: str
     file_type: FileType
-    page: int = Field(description="1-based page number; 0 for TXT and Markdown.")
+    page: int = Field(description="1-based page number; 0 for TXT and Markdown (they have no pages).")
     chunk_index: int = Field(description="Position of the chunk within its document.")
     text: str
     char_start: int = Field(description="Offset of the chunk in its page's text.")
     char_end: int
     heading_path: list[str] = Field(default_factory=list)
     kind: ChunkKind = Field(default="text", description="code: a whole fenced code block, verbatim.")
+    line_start: int | None = Field(default=None, description="TXT/Markdown: 1-based first line of the chunk.")
+    line_end: int | None = Field(default=None, description="TXT/Markdown: its last line.")
 
     @property
     def locator(self) -> str:
-        """Where a person finds this chunk: page and heading path, or character range."""
+        """Where a person finds this chunk: a PDF's page, the heading path, then the lines of a text
+        file (its character range when an older index kept no lines; a PDF's characters on its page)."""
         parts: list[str] = []
         if self.page:
             parts.append(f"p. {self.page}")
         if self.heading_path:
             parts.append(" › ".join(self.heading_path))
-        parts.append(f"chars {self.char_start}–{self.char_end}")
+        if self.line_start is not None and self.line_end is not None:
+            parts.append(
+                f"line {self.line_start}"
+                if self.line_start == self.line_end
+                else f"lines {self.line_start}–{self.line_end}"
+            )
+        else:
+            parts.append(f"chars {self.char_start}–{self.char_end}")
         return " · ".join(parts)
+
+    def excerpt(self, start: int, end: int) -> Chunk:
+        """The part text[start:end] of this chunk, with its offsets (and lines) moved to match."""
+        update: dict[str, object] = {
+            "text": self.text[start:end],
+            "char_start": self.char_start + start,
+            "char_end": self.char_start + end,
+        }
+        if self.line_start is not None:
+            first = self.line_start + self.text.count("\n", 0, start)
+            update |= {"line_start": first, "line_end": first + self.text.count("\n", start, max(start, end - 1))}
+        return self.model_copy(update=update)
 
 
 class IngestNotes(BaseModel):
@@ -91,7 +113,7 @@ class DocumentRecord(IngestNotes):
     file_type: FileType
     content_hash: str = Field(description="Version: sha256 of the bytes (and of the redaction option when on).")
     size_bytes: int
-    pages: int
+    pages: int | None = Field(description="A PDF's page count; None for TXT and Markdown, which have no pages.")
     chunks: int
     ingested_at: datetime
     missing_chunks: int = Field(
@@ -114,7 +136,7 @@ class IngestResult(IngestNotes):
 
     source: str
     status: Literal["indexed", "unchanged", "failed", "cancelled"]
-    pages: int = 0
+    pages: int | None = Field(default=None, description="A PDF's page count; None for TXT and Markdown (no pages).")
     chunks: int = 0
     error: str | None = None
     needs_password: bool = Field(default=False, description="An encrypted PDF: ask for its password and retry.")

@@ -12,6 +12,10 @@ class ModelInfo(BaseModel):
     embedder: str
     reranker: str
     vector_store: str = Field(default="", description="Which Chroma ran: embedded (its path) or a server (its URL).")
+    llm_fallback: str = Field(
+        default="",
+        description="When the configured model is not installed: which one answers instead, and how to install it.",
+    )
 
 
 LLMProvider = Literal["llamacpp", "ollama", "openai"]
@@ -21,11 +25,13 @@ LLMState = Literal["not loaded", "loading", "ready", "failed"]
 
 
 class LLMChoice(BaseModel):
-    """The provider and model that answer; `note` says why, when `auto` picked it."""
+    """The provider and model that answer; `note` says why, when `auto` picked it; `fallback` says that the
+    configured packaged model is not installed, which one answers instead, and how to install it."""
 
     provider: LLMProvider
     model: str = Field(description="llamacpp: a packaged name or a .gguf path; ollama: a tag; openai: the served name.")
     note: str = ""
+    fallback: str = ""
 
     @property
     def key(self) -> str:
@@ -53,3 +59,4 @@ class LLMStatus(BaseModel):
     label: str = Field(description="The loaded model's label, else the chosen provider and model.")
     key: str = Field(default="", description="LLMChoice.key of the chosen model; empty when it cannot be resolved.")
     error: str | None = None
+    fallback: str = Field(default="", description="LLMChoice.fallback: the configured model is not installed.")

@@ -30,7 +30,7 @@ class Hit(BaseModel):
         return {
             "chunk_id": self.chunk.chunk_id,
             "source": self.chunk.source,
-            "page": self.chunk.page,
+            "page": self.chunk.page or None,
             "locator": self.chunk.locator,
             "text": self.chunk.text,
             "scores": self.scores.model_dump(),

@@ -12,7 +12,14 @@ from providers.llm.base import LLM, LLMError
 from providers.llm.llamacpp import LlamaCppLLM
 from providers.llm.ollama_provider import DEFAULT_OLLAMA_MODEL, OllamaLLM, ollama_has_model
 from providers.llm.openai_compat import OpenAICompatLLM
-from providers.packaged_models import DEFAULT_APP_GGUF, PACKAGED_GGUFS, ensure_gguf
+from providers.packaged_models import (
+    DEFAULT_APP_GGUF,
+    PACKAGED_GGUFS,
+    ModelNotInstalled,
+    best_installed_gguf,
+    ensure_gguf,
+    gguf_installed,
+)
 
 
 def resolve_gguf(model: str | None, model_dir: Path) -> tuple[Path, str]:
@@ -41,12 +48,29 @@ def resolve_llm(settings: Settings) -> LLMChoice:
     if provider == "ollama" or (provider == "auto" and ollama_has_model(settings.ollama_host, ollama_model)):
         return LLMChoice(provider="ollama", model=ollama_model)
     if provider == "llamacpp":
-        return LLMChoice(provider="llamacpp", model=settings.llm_model or DEFAULT_APP_GGUF)
-    return LLMChoice(
+        return _installed(LLMChoice(provider="llamacpp", model=settings.llm_model or DEFAULT_APP_GGUF), settings)
+    choice = LLMChoice(
         provider="llamacpp",
         model=_auto_gguf_name(settings.llm_model) or DEFAULT_APP_GGUF,
         note=f"auto: no Ollama serving {ollama_model} at {settings.ollama_host}",
     )
+    return _installed(choice, settings)
+
+
+def _installed(choice: LLMChoice, settings: Settings) -> LLMChoice:
+    """A packaged model that is not installed gives way to the best installed one (a newcomer who ran
+    only `make test` has the 0.5B), and `fallback` says so with the command that installs the
+    configured one. ModelNotInstalled when no packaged model is installed at all."""
+    spec = PACKAGED_GGUFS.get(choice.model)
+    if spec is None or gguf_installed(spec.name, settings.model_dir):
+        return choice
+    best = best_installed_gguf(settings.model_dir)
+    if best is None:
+        raise ModelNotInstalled(
+            f"No packaged language model is installed (configured: {spec.name}). Run `{spec.install_hint}`."
+        )
+    fallback = f"{spec.name} is not installed, so {best} answers; run `{spec.install_hint}` to install {spec.name}."
+    return choice.model_copy(update={"model": best, "fallback": fallback})
 
 
 def build_llm(settings: Settings, choice: LLMChoice | None = None) -> LLM:

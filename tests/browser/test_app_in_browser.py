@@ -121,9 +121,16 @@ def test_upload_ask_cite_refuse_and_remember(
     expect(passage).to_contain_text("report.pdf")
     expect(passage).to_contain_text("p. 2")
     expect(passage).to_contain_text("8.15")
+    # ... and the PDF page itself, the passage highlighted; the next page is one click away.
+    expect(passage.get_by_role("img")).to_be_visible()
+    expect(passage).to_contain_text("Page 2 of 3, the cited passage highlighted")
     steps.shot("answer-with-source")
     if readme_screenshot is not None:
         page.screenshot(path=str(readme_screenshot), full_page=True)
+    passage.get_by_role("button", name="Next page").click()
+    expect(passage).to_contain_text("Page 3 of 3")
+    expect(passage.get_by_role("button", name="Next page")).to_be_disabled()
+    steps.shot("source-next-page")
     page.keyboard.press("Escape")
     expect(passage).to_be_hidden()
 

@@ -36,6 +36,7 @@ def indexed(home: Path, tmp_path: Path) -> Path:
     rows = {row["source"]: row for row in json.loads(result.stdout)}
     assert rows["report.pdf"]["status"] == "indexed" and rows["report.pdf"]["pages"] == 3
     assert rows["notes.md"]["status"] == "indexed" and rows["notes.md"]["chunks"] >= 1
+    assert rows["notes.md"]["pages"] is None  # a text file has no pages
     assert rows["empty.txt"]["status"] == "failed" and "empty" in rows["empty.txt"]["error"]
     return pdf
 
@@ -61,6 +62,8 @@ def test_search_single_and_batch(indexed: Path, tmp_path: Path) -> None:
     lines = [json.loads(line) for line in ragchat("search", "--queries", str(queries), "-k", "1").stdout.splitlines()]
     assert [(line["id"], line["hits"][0]["source"]) for line in lines] == [("a", "notes.md"), ("b", "report.pdf")]
     assert lines[1]["hits"][0]["page"] == 3
+    drills = lines[0]["hits"][0]
+    assert drills["page"] is None and drills["locator"] == "Safety › Drills · lines 3–4"
 
 
 def test_ask_answers_from_a_table_cell_with_a_page_citation(indexed: Path) -> None:

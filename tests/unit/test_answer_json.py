@@ -50,3 +50,10 @@ def test_the_schema_names_the_given_ids_and_needs_a_citation_per_sentence() -> N
         "items": {"type": "integer", "enum": [1, 2]},
     }
     assert schema["properties"]["answer"]["maxItems"] == 3 and sentence["required"] == ["sentence", "cites"]
+
+
+def test_a_server_that_ignores_the_schema_is_read_as_plain_text() -> None:
+    plain = "  The plant opened in 1998 [1]."
+    for cut in (1, 4, len(plain)):
+        assert as_text(plain, cut).lstrip() == plain.lstrip()  # leading blanks may go
+    assert as_text("\n " + json.dumps(REPLY), 3) == TEXT

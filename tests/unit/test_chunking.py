@@ -71,6 +71,30 @@ def test_markdown_heading_paths_and_fenced_code() -> None:
     assert code[0].heading_path == ["Guide", "Install"]
 
 
+def test_text_files_are_located_by_section_and_lines_never_by_page() -> None:
+    text = "".join(f"Line {n} says the depot {n} opens at {n} o'clock.\n" for n in range(1, 80))
+    text = "# Depots\n\n## Hours\n\n" + text
+    lines = text.splitlines()
+    for file_type in ("md", "txt"):
+        chunks = chunk_document(_document(file_type, [Page(number=0, text=text)]), 60, 10)
+        assert len(chunks) > 3
+        for chunk in chunks:
+            assert chunk.line_start is not None and chunk.line_end is not None
+            assert chunk.text.splitlines()[0] in lines[chunk.line_start - 1]
+            assert chunk.text.rstrip("\n").splitlines()[-1] in lines[chunk.line_end - 1]
+            assert "p. " not in chunk.locator and "chars" not in chunk.locator
+            assert chunk.locator.endswith(f"lines {chunk.line_start}–{chunk.line_end}")
+            # An excerpt (what the model is given) is located on its own lines.
+            second = chunk.text.index("\n") + 1
+            part = chunk.excerpt(second, len(chunk.text))
+            assert part.text.splitlines()[0] in lines[part.line_start - 1]  # type: ignore[operator]
+            assert (part.line_start, part.line_end) == (chunk.line_start + 1, chunk.line_end)
+        if file_type == "md":
+            assert chunks[-1].locator.startswith("Depots › Hours · lines ")
+    pdf = chunk_document(_document("pdf", [Page(number=2, text=text)]), 60, 10)
+    assert all(c.line_start is None and c.locator.startswith("p. 2 · ") for c in pdf)
+
+
 CODE = "\n".join(f"    value_{i} = compute(value_{i - 1}, factor={i})  # step {i}." for i in range(1, 120))
 
 

@@ -116,3 +116,16 @@ def test_the_cache_keeps_summaries_by_version_and_drops_replaced_and_deleted_one
     assert cache.get("id-a.pdf", "v2", key) is None
     assert cache.keep_only({"id-a.pdf": "v2"}) == 2  # a.pdf replaced, b.pdf deleted
     assert cache.count() == 0
+
+
+def test_passages_of_a_text_file_carry_their_lines() -> None:
+    text = "# Title\n\nFirst line of prose.\nSecond line goes on.\n\nA last paragraph here."
+    txt = record("notes.md").model_copy(update={"file_type": "md"})
+    hits = passages(txt, [Page(number=0, text=text)], tokens=8)
+    assert hits[0].chunk.line_start == 1 and hits[-1].chunk.line_end == 6
+    for hit in hits:
+        lines = text.splitlines()[hit.chunk.line_start - 1 : hit.chunk.line_end]
+        assert (
+            hit.chunk.text.splitlines()[0] in lines[0]
+            and text[hit.chunk.char_start : hit.chunk.char_end] == hit.chunk.text
+        )
