@@ -43,7 +43,8 @@ def test_three_bullets_means_three_cited_bullets(session: Session) -> None:
 
 
 def test_a_long_document_is_summarised_by_sections_cached_until_it_is_replaced(home: Path) -> None:
-    settings = get_settings(memory_enabled=False, document_tokens=200, section_tokens=400)
+    # Two sections of about a page, short summaries that fit together: one map level, few tokens.
+    settings = get_settings(memory_enabled=False, document_tokens=300, section_tokens=500, section_summary_tokens=48)
     session = open_session(settings)
     assert session.ingest_bytes("long.pdf", long_pdf_bytes(2, seed=3)).status == "indexed"
     progress: list[tuple[int, int]] = []
