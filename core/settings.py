@@ -297,6 +297,43 @@ class AnsweringSettings(BaseModel):
     citation_snippet_chars: int = Field(default=320, ge=40, description="Longest snippet shown for a citation.")
 
 
+class DocumentRequestSettings(BaseModel):
+    """Requests about a whole document (an overview, a summary, key points): how they are recognised
+    and answered (rag/router.py, rag/whole_document.py)."""
+
+    route_threshold: float = Field(
+        default=0.5,
+        ge=0.0,
+        le=1.0,
+        description="P(document-level) at or above which a request is answered from whole documents when no "
+        "retrieved passage reaches the refusal threshold (the router's logistic regression; "
+        "scripts/train_router.py reports its precision and recall)...",
+    )
+    route_sure_threshold: float = Field(
+        default=0.9,
+        ge=0.0,
+        le=1.0,
+        description="...and at or above which it is, whatever retrieval finds (cross-validated precision 1.0 "
+        "on the routing set).",
+    )
+    document_tokens: int = Field(
+        default=2400,
+        ge=200,
+        description="A document (or the set in scope) up to this many tokens is given whole as numbered evidence; "
+        "a longer one is summarised section by section, then the summaries are combined (also capped by "
+        "llm_context).",
+    )
+    section_tokens: int = Field(
+        default=1200, ge=200, description="Tokens of document text per section in a section-by-section summary."
+    )
+    section_summary_tokens: int = Field(
+        default=120, ge=32, description="Longest summary of one section, in tokens (the map step's answer)."
+    )
+    document_answer_tokens: int = Field(
+        default=320, ge=64, description="Longest answer about whole documents, in tokens."
+    )
+
+
 class TrustSettings(BaseModel):
     """Input guardrails (before any retrieval) and the output support check."""
 
@@ -403,6 +440,7 @@ SETTING_GROUPS: tuple[type[BaseModel], ...] = (
     IngestionSettings,
     RetrievalSettings,
     AnsweringSettings,
+    DocumentRequestSettings,
     TrustSettings,
     MemorySettings,
     WeatherSettings,

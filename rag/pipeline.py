@@ -1,6 +1,8 @@
 """The answer path, assembled in one place and read top to bottom:
 
-guard → (a message that only states facts → note facts) → rewrite → retrieve (+ rerank) → select
+guard → (a message that only states facts → note facts) → route (a request about whole documents →
+scope → the documents whole, or summarised section by section → the answer; rag/document_stages.py)
+→ rewrite → retrieve (+ rerank) → select
 evidence → decide answerability → build prompt → generate (streamed; the reply's hidden first line
 decides answer or abstain before any of it is shown) → resolve citations → check support → assemble
 → record.
@@ -19,6 +21,8 @@ from dataclasses import dataclass
 from core.schemas import (
     AbstentionScore,
     Answer,
+    DocumentRequest,
+    Evidence,
     Given,
     GuardrailOutcome,
     MemoryFacts,
@@ -28,16 +32,19 @@ from core.schemas import (
     SentenceSupport,
 )
 from core.settings import REFUSAL_TEXT, Settings
-from providers.llm.base import LLM, ChatMessage, LLMError, QueueListener
+from providers.llm.base import LLM, ChatMessage, LLMError, QueueListener, Sampling
 from providers.llm.generation_queue import QueueWait
 from rag.answer_format import Reply, read_reply, says_not_covered
 from rag.answerability import Abstention, Strictness
 from rag.citations import CitationRules, is_refusal
+from rag.context_budget import fit_hits
 from rag.conversations import ConversationStore
+from rag.document_stages import ChooseScope, Progress, ReadDocuments, RouteRequest, SummariseSections, no_progress
 from rag.evidence import Embed
 from rag.guardrails import Guardrails
 from rag.query_log import QueryLog
 from rag.retriever import HybridRetriever
+from rag.router import Route
 from rag.stages import (
     Abstain,
     BuildPrompt,
@@ -56,6 +63,13 @@ from rag.stages import (
     elapsed_ms,
 )
 from rag.support import SupportChecker, confidence
+from rag.whole_document import (
+    DocumentSource,
+    SectionSummaryCache,
+    document_grammar,
+    document_messages,
+    tidy_markers,
+)
 
 Finish = Callable[[str, str | None], Answer]
 
@@ -66,7 +80,10 @@ class AskOptions:
 
     `client_id` keys the rate limit (the app's browser session), else `session_id` does; `on_queued`
     hears the question's place while it waits for a busy model (0: its turn came); `strictness` is
-    how readily an answer the documents may not state is withheld (RAGCHAT_STRICTNESS)."""
+    how readily an answer the documents may not state is withheld (RAGCHAT_STRICTNESS). A request
+    about whole documents is scoped to `documents` (names the user selected) when given, else to the
+    one it names, the only one, or the last of `recent_documents` (uploaded in this conversation);
+    `on_progress` hears its section-by-section summary advance."""
 
     session_id: str | None = None
     bm25_weight: float | None = None
@@ -75,6 +92,9 @@ class AskOptions:
     client_id: str | None = None
     on_queued: QueueListener | None = None
     strictness: Strictness | None = None
+    documents: tuple[str, ...] = ()
+    recent_documents: tuple[str, ...] = ()
+    on_progress: Progress | None = None
 
 
 class AnswerStream:
@@ -138,10 +158,15 @@ class AnswerPipeline:
         query_log: QueryLog,
         embed: Embed,
         memory: MemoryPort | None = None,
+        documents: DocumentSource | None = None,
+        summaries: Callable[[], SectionSummaryCache] | None = None,
     ) -> None:
         """`llm` and `models` are called when needed (loading a model takes seconds); `memory` is None
-        when memory is turned off."""
+        when memory is turned off; `documents` (the registry) and `summaries` (the section-summary
+        cache) answer requests about whole documents, which without them go through retrieval."""
         self._settings = settings
+        self._llm = llm
+        self._documents = documents
         self._models = models
         self._memory = memory
         self.guard = Guard(guardrails)
@@ -156,6 +181,11 @@ class AnswerPipeline:
         self.resolve_citations = ResolveCitations(CitationRules.from_settings(settings))
         self.check_support = CheckSupport(support)
         self.record = Record(conversations, query_log)
+        self.route = RouteRequest(embed, settings) if documents is not None and summaries is not None else None
+        if documents is not None and summaries is not None:
+            self.scope = ChooseScope(documents)
+            self.read_documents = ReadDocuments(documents, settings)
+            self.summarise = SummariseSections(llm, settings, summaries)
 
     def ask(self, question: str, options: AskOptions | None = None) -> AnswerStream:
         options = options or AskOptions()
@@ -169,11 +199,17 @@ class AnswerPipeline:
             return self._stopped(question, options.session_id, stopped, started, timings)
         if self.note_facts.applies(question):
             return self._noted(question, options.session_id, started, timings)
+        route = self.route.run(question, timings) if self.route is not None else None
+        if route is not None and self.route.sure(route):
+            return self._about_documents(question, route, options, started, timings, queue)
 
         search_query = self.rewrite.run(question, options.session_id, queue, timings)
         weight = settings.bm25_weight if options.bm25_weight is None else options.bm25_weight
         retrieval = self.retrieve.run(search_query, options.top_k or settings.top_k, weight, options.rerank)
         timings["retrieve_ms"] = retrieval.timings_ms.get("search_ms", 0.0)
+        if route is not None and self.route.unmatched(route, retrieval):
+            # Never refused by the relevance gate: the documents themselves are the evidence.
+            return self._about_documents(question, route, options, started, timings, queue)
         memory = self._memory.context_for(question) if self._memory is not None else MemoryFacts()
         evidence = self.select_evidence.run(question, search_query, retrieval, memory)
         given = self.decide.run(question, evidence, memory)
@@ -267,6 +303,85 @@ class AnswerPipeline:
                 close()
         if not decision:  # the reply ended on its phrase line ("Phrase: NONE")
             decision.append(self.abstain.run(reply, question, given, retrieval, label, strictness))
+
+    def _about_documents(
+        self, question: str, route: Route, options: AskOptions, started: float, timings: Timings, queue: QueueWait
+    ) -> AnswerStream:
+        """Scope, then the documents whole (or their section summaries) as numbered evidence; the
+        answer streams in the form asked for, every sentence or bullet citing an excerpt."""
+        settings = self._settings
+        scope = self.scope.run(question, options.documents, options.recent_documents)
+        info = DocumentRequest(
+            p_document=round(route.p_document, 3), documents=[d.source for d in scope.documents], method="clarify"
+        )
+        given: list[Given] = []
+
+        def finish(text: str, error: str | None) -> Answer:
+            shown = given[0] if given else Given(mode="none")
+            support: list[SentenceSupport] = []
+            citations = []
+            refused = False
+            if scope.clarify is not None:
+                answer_text = scope.clarify
+            elif error and not text.strip():
+                answer_text = f"The model could not answer: {error}"
+            elif not text.strip():
+                answer_text, refused = REFUSAL_TEXT, True
+            else:
+                # Among a whole document's passages a small model often cites a neighbour of the
+                # one that holds the claim: markers are moved to it (rag/citations.py).
+                answer_text, citations = self.resolve_citations.run(tidy_markers(text), shown, constrained=False)
+                answer_text = tidy_markers(answer_text)
+                answer_text, citations, support = self.check_support.run(answer_text, citations, shown, timings)
+            score = confidence(support)
+            timings["queue_wait_ms"] = round(queue.seconds * 1000, 1)
+            timings["total_ms"] = elapsed_ms(started)
+            answer = Answer(
+                question=question,
+                search_query=question,
+                session_id=options.session_id,
+                answer=answer_text,
+                refused=refused,
+                citations=citations,
+                confidence=score,
+                low_confidence=score is not None and score < settings.low_confidence_threshold,
+                support=support,
+                document_request=info,
+                timings_ms=timings,
+                models=self._models(),
+                error=error,
+                incomplete=error is not None and bool(text.strip()),
+                given=shown,
+            )
+            return self.record.run(answer)
+
+        if scope.clarify is not None:
+            return AnswerStream(question, iter([scope.clarify]), finish)
+        read = self.read_documents.run(question, scope.documents)
+        info.method = "whole" if read.fits else "sections"
+
+        def stream() -> Iterator[str]:
+            hits = read.passages
+            if not read.fits:
+                progress = options.on_progress or no_progress
+                hits, info.sections, info.cached_sections = self.summarise.run(
+                    hits, read.budget, progress, queue, timings
+                )
+                hits = fit_hits(hits, read.budget, settings.source_header_tokens)
+            given.append(Given(mode="sources", evidence=[Evidence(id=n, hit=h) for n, h in enumerate(hits, 1)]))
+            if not hits:  # no text in the documents (a scan without OCR)
+                return
+            form = route.form
+            messages = document_messages(question, hits, form, settings.answer_max_sentences)
+            ids = list(range(1, len(hits) + 1))
+            grammar = document_grammar(ids, form, settings.answer_max_sentences) if self._llm().constrains else None
+            sampling = Sampling(
+                max_tokens=settings.document_answer_tokens, temperature=settings.llm_temperature, grammar=grammar
+            )
+            for token in self.generate.run_tokens(messages, sampling, started, timings, queue):
+                yield token.text
+
+        return AnswerStream(question, stream(), finish)
 
     def _stopped(
         self, question: str, session_id: str | None, outcome: GuardrailOutcome, started: float, timings: Timings

@@ -187,6 +187,12 @@ def _scores_line(scores: Scores) -> str:
     return " · ".join(p for p in parts if p)
 
 
+def _section_progress(what: str, done: int, total: int) -> None:
+    """A request about a long document: its sections being summarised, on one line of stderr."""
+    end = "\n" if done == total else ""
+    print(f"\r\033[K{what}: {done}/{total}", end=end, file=sys.stderr, flush=True)
+
+
 def cmd_ask(args: argparse.Namespace) -> int:
     """Exit 0 with an answer (or the refusal), 1 when the model failed, 2 when a guardrail stopped the
     question (too long, an injection pattern, the session's rate limit)."""
@@ -199,6 +205,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
         top_k=args.k,
         on_queued=_QueueNotice(),
         strictness=args.strictness,
+        documents=tuple(args.doc or ()),
+        on_progress=_section_progress if sys.stderr.isatty() and not args.json else None,
         **_retrieval_flags(args),
     )
     stream = service.ask_stream(args.question, options)
@@ -226,6 +234,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
             print(LOW_CONFIDENCE_NOTE)
         if answer.search_query != answer.question:
             print(f"\n(searched for: {answer.search_query})", file=sys.stderr)
+        if answer.document_request and answer.document_request.documents:
+            request = answer.document_request
+            how = "whole" if request.method == "whole" else f"{request.sections} section summaries"
+            print(f"\n(about {', '.join(request.documents)}: {how})", file=sys.stderr)
         if stream.needs_memory:
             answer = stream.finish()
             if answer.memory_note:
@@ -630,6 +642,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("question")
     p.add_argument("--session", help="continue (or start) the conversation with this id")
     p.add_argument("-k", type=int, default=None, help="passages given to the model (default RAGCHAT_TOP_K)")
+    p.add_argument(
+        "--doc",
+        action="append",
+        metavar="NAME",
+        help="a request about whole documents is about this one (repeat for several; default: the one named "
+        "in the question, or the only one)",
+    )
     _add_retrieval_flags(p)
     _add_strictness_flag(p)
     p.add_argument("--json", action="store_true")

@@ -32,6 +32,7 @@ from providers.embedder import Embedder
 from providers.reranker import Reranker
 from providers.vector_store import ChromaStore
 from rag.retriever import HybridRetriever
+from rag.whole_document import SectionSummaryCache
 from ragchat.ingest_jobs import IngestJobs
 
 log = logging.getLogger(__name__)
@@ -61,6 +62,11 @@ class DocumentIndex:
     @cached_property
     def registry(self) -> Registry:
         return Registry(self._space.registry_path)
+
+    @cached_property
+    def summaries(self) -> SectionSummaryCache:
+        """Section summaries of this index's documents, by version, in the registry's file."""
+        return SectionSummaryCache(self._space.registry_path)
 
     @cached_property
     def store(self) -> ChromaStore:
@@ -161,13 +167,17 @@ class DocumentIndex:
 
         try:
             with self.writing(f"the ingest of {source}", wait=wait, on_wait=waiting):
-                return self.indexer.ingest(name, data, reporting, password=password, redact=redact, cancel=cancel)
+                result = self.indexer.ingest(name, data, reporting, password=password, redact=redact, cancel=cancel)
+                self.summaries.keep_only(self.registry.live_versions())  # a replaced version's summaries go
+                return result
         except (VectorStoreUnavailable, WriterBusy) as exc:
             return IngestResult(source=source, status="failed", error=str(exc))
 
     def delete(self, source: str) -> bool:
         with self.writing(f"deleting {source}"):
-            return self.indexer.delete(source)
+            deleted = self.indexer.delete(source)
+            self.summaries.keep_only(self.registry.live_versions())
+            return deleted
 
     def reindex(self, progress: Progress = no_progress) -> list[IngestResult]:
         with self.writing("the index rebuild", repair=False):

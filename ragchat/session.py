@@ -212,6 +212,8 @@ class Session:
             self.query_log,
             lambda texts: self.app.embedder.embed(texts),
             self.memory if settings.memory_enabled else None,
+            self.document_index.registry,
+            lambda: self.document_index.summaries,
         )
 
     def models(self) -> ModelInfo:

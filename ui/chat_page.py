@@ -69,6 +69,13 @@ def render_documents(service: Session, documents: list[DocumentRecord]) -> None:
                 st.session_state.notice = f"Deleted {doc.source}." if removed else f"{doc.source} was already gone."
                 st.rerun()
         ingest_panel.render_document_notes(service, doc)
+    st.multiselect(
+        "Ask about",
+        [doc.source for doc in documents],
+        key="scope_documents",
+        placeholder="the document named, or the last uploaded",
+        help="Requests about whole documents (an overview, a summary, key points) are answered from these.",
+    )
 
 
 def render_conversations(service: Session) -> None:
@@ -173,6 +180,10 @@ def render_answer_details(answer: Answer, candidates: list[Hit]) -> None:
         st.warning(f"The model did not finish its answer: {answer.error}")
     if answer.search_query != answer.question:
         st.caption(f"Searched for: *{answer.search_query}*")
+    if (request := answer.document_request) is not None and request.documents:
+        how = "given whole" if request.method == "whole" else f"summarised in {request.sections} sections"
+        cached = f", {request.cached_sections} from the cache" if request.cached_sections else ""
+        st.caption(f"About {', '.join(request.documents)}: {how}{cached}")
     if not answer.refused:
         render_support(answer)
         render_sources(answer)
@@ -268,16 +279,25 @@ def render_queue_notice(slot: DeltaGenerator, ahead: int) -> None:
     )
 
 
+def render_progress(slot: DeltaGenerator, what: str, done: int, total: int) -> None:
+    """A long document summarised section by section: how far it got (the answer streams after)."""
+    slot.progress(done / total, text=f"{what.capitalize()}: {done} of {total}…")
+
+
 def answer_question(service: Session, question: str) -> Message:
     """Stream the answer, then swap in the checked text (invalid citation markers removed)."""
     with st.chat_message("assistant"):
         queue_slot = st.empty()
         stream: Turn | None = None
         try:
+            progress_slot = st.empty()
             options = AskOptions(
                 session_id=st.session_state.session_id,
                 client_id=st.session_state.client_id,
                 on_queued=lambda ahead: render_queue_notice(queue_slot, ahead),
+                documents=tuple(st.session_state.get("scope_documents", ())),
+                recent_documents=tuple(st.session_state.get("uploaded_sources", ())),
+                on_progress=lambda what, done, total: render_progress(progress_slot, what, done, total),
                 **retrieval_options(),
             )
             stream = service.ask_stream(question, options)
@@ -288,6 +308,7 @@ def answer_question(service: Session, question: str) -> Message:
             with text_slot.container():
                 streamed = st.write_stream(stream.tokens())
             answer = stream.result()
+            progress_slot.empty()
             queue_slot.empty()  # a wait that ended in "the model is busy" leaves no stale notice
         except Exception as exc:
             log.exception("answering failed")

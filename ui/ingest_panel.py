@@ -24,6 +24,7 @@ def init_state(service: Session) -> None:
     st.session_state.setdefault("ingest_jobs", [])  # job ids this session started, oldest first
     st.session_state.setdefault("ingest_jobs_done", [])  # those already seen finished (one rerun each)
     st.session_state.setdefault("uploader_key", 0)
+    st.session_state.setdefault("uploaded_sources", [])  # indexed in this browser session, oldest first
     st.session_state.setdefault("redact_uploads", service.settings.redact_pii)
 
 
@@ -103,6 +104,9 @@ def _jobs_fragment(service: Session) -> None:
             _render_running(service, view)
     newly_done = [v for v in views if v.state == "done" and v.job_id not in st.session_state.ingest_jobs_done]
     st.session_state.ingest_jobs_done += [v.job_id for v in newly_done]
+    for view in newly_done:  # what "this document" means in a request about a whole document
+        if view.result is not None and view.result.status in ("indexed", "unchanged"):
+            st.session_state.uploaded_sources.append(view.result.source)
     if any(_changes_the_page(v) for v in newly_done):
         st.rerun()  # the whole page: the document list, the chat's prompt or the rebuild notice change
     if views and not any(v.state != "done" for v in views) and st.button("Clear messages", type="tertiary"):

@@ -89,6 +89,19 @@ class Given(BaseModel):
         return [item.hit for item in self.evidence]
 
 
+class DocumentRequest(BaseModel):
+    """How a request about whole documents was answered (rag/document_stages.py)."""
+
+    p_document: float = Field(description="The router's P(the request is about whole documents).")
+    documents: list[str] = Field(default_factory=list, description="The documents in scope.")
+    method: Literal["whole", "sections", "clarify"] = Field(
+        description="whole: every passage given; sections: summarised section by section, then combined; "
+        "clarify: the scope was unclear, and the reply asks which documents."
+    )
+    sections: int = Field(default=0, description="Sections summarised (map steps), cached ones included.")
+    cached_sections: int = Field(default=0, description="Section summaries read from the cache.")
+
+
 class Answer(BaseModel):
     """The result of one question, in the `ragchat ask --json` shape."""
 
@@ -121,6 +134,9 @@ class Answer(BaseModel):
     )
     guardrail: GuardrailOutcome | None = Field(
         default=None, description="Set when a guardrail stopped the question before retrieval."
+    )
+    document_request: DocumentRequest | None = Field(
+        default=None, description="Set when the request was about whole documents, not one passage."
     )
     timings_ms: dict[str, float] = Field(default_factory=dict)
     models: ModelInfo

@@ -114,3 +114,14 @@ def test_a_session_rewrites_follow_ups_and_persists(indexed: Path) -> None:
     turns = ConversationStore(get_settings().db_path).history("s1")
     assert [t.question for t in turns] == [first["question"], "And in Q1?"]
     assert turns[1].search_query == second["search_query"]
+
+
+def test_ask_about_a_whole_document_asks_back_among_several_and_takes_doc(indexed: Path) -> None:
+    asked_back = json.loads(ragchat("ask", "What is this document about?", "--json").stdout)
+    assert asked_back["document_request"]["method"] == "clarify" and not asked_back["refused"]
+    assert "report.pdf" in asked_back["answer"] and "notes.md" in asked_back["answer"]
+    result = ragchat("ask", "What is this document about?", "--doc", "notes.md", "--json")
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert answer["document_request"]["documents"] == ["notes.md"] and not answer["refused"]
+    assert answer["citations"] and {c["source"] for c in answer["citations"]} == {"notes.md"}

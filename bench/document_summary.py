@@ -1,0 +1,89 @@
+"""Time a summary of whole documents: time to first token and total, cold and cached.
+
+What it does: each PDF (generated ones with `--pages N`, or real files with `--pdf PATH`) is ingested
+into a temporary RAGCHAT_HOME; then one request about the whole document ("Summarize this document in
+3 bullets.") is asked twice through `Session.ask`. The first run is cold for the section summaries
+(the model is loaded and warmed on a small question first, so its load time is not counted); the
+second reads them from the section-summary cache. A document that fits `RAGCHAT_DOCUMENT_TOKENS` is
+given whole and has no sections to cache (`--document-tokens 200` forces sections on a short one).
+
+    .venv/bin/python bench/document_summary.py --pages 3                       # 0.5B, generated 3 pages
+    .venv/bin/python bench/document_summary.py --pdf ../shared/data/pdfs/R-intro.pdf --model qwen2.5-coder-1.5b
+
+Prints per document: pages, method (whole / sections), sections and cached sections, time to first
+token, total, and the answer with its cited pages. Timings are wall-clock; the load average is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+REQUEST = "Summarize this document in 3 bullets."
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pages", type=int, nargs="*", default=[], help="generated PDFs of these page counts")
+    parser.add_argument("--pdf", type=Path, nargs="*", default=[], help="real PDFs")
+    parser.add_argument("--model", default="qwen2.5-coder-0.5b")
+    parser.add_argument("--document-tokens", type=int, default=None, help="RAGCHAT_DOCUMENT_TOKENS for the run")
+    parser.add_argument("--section-tokens", type=int, default=None, help="RAGCHAT_SECTION_TOKENS for the run")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ.update(
+            RAGCHAT_HOME=str(Path(tmp) / "home"),
+            RAGCHAT_LLM_PROVIDER="llamacpp",
+            RAGCHAT_LLM_MODEL=args.model,
+            RAGCHAT_RERANKER_DIR=str(Path(tmp) / "no-reranker"),
+        )
+        from core.settings import get_settings
+        from providers.llm.base import ChatMessage
+        from ragchat.application import open_session
+        from tests.fixtures import long_pdf_bytes, write_report_pdf
+
+        files: list[tuple[str, bytes]] = []
+        for pages in args.pages:
+            if pages == 3:
+                files.append(("report-3p.pdf", write_report_pdf(Path(tmp) / "report.pdf").read_bytes()))
+            else:
+                files.append((f"generated-{pages}p.pdf", long_pdf_bytes(pages, seed=pages)))
+        files += [(path.name, path.read_bytes()) for path in args.pdf]
+        settings = get_settings(
+            memory_enabled=False, document_tokens=args.document_tokens, section_tokens=args.section_tokens
+        )
+        session = open_session(settings)
+        "".join(session.app.llm().stream([ChatMessage(role="user", content="Say hi.")], 4, 0.0))  # load: not timed
+        print(f"model {args.model}; load average {os.getloadavg()[0]:.2f}")
+        for name, data in files:
+            result = session.ingest_bytes(name, data)
+            for run in ("cold", "cached"):
+                started = time.perf_counter()
+                answer = session.ask(REQUEST, _options(name))
+                total = time.perf_counter() - started
+                info = answer.document_request
+                first = answer.timings_ms.get("first_token_ms", 0.0) / 1000
+                print(
+                    f"{name}: {result.pages} pages, {info.method if info else '?'}, sections "
+                    f"{info.sections if info else 0} (cached {info.cached_sections if info else 0}), {run}: first "
+                    f"token {first:.1f} s, total {total:.1f} s"
+                )
+            pages = sorted({c.page for c in answer.citations})
+            print(f"  answer (cites pages {pages}):\n  " + answer.answer.replace("\n", "\n  "))
+            session.delete(name)
+
+
+def _options(name: str):
+    from rag.pipeline import AskOptions
+
+    return AskOptions(documents=(name,))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,226 @@
+"""The stages of a request about whole documents, in the order rag/pipeline.py runs them:
+
+route (document-level or passage, by meaning) → scope (which documents, or a question back) → read
+them (whole, as numbered passages, when they fit) → else summarise section by section (map, cached by
+document version) → the answer streams from the passages or the section summaries (reduce).
+
+A document-level request never meets the relevance gate: the document is the evidence.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from core.schemas import DocumentRecord, Hit, Retrieval
+from core.settings import Settings
+from providers.llm.base import LLM, QueueListener, Sampling
+from rag.citations import markers_in, split_sentences, strip_markers
+from rag.context_budget import source_budget
+from rag.evidence import Embed
+from rag.router import Form, Route, Router
+from rag.stages import Timings, elapsed_ms
+from rag.whole_document import (
+    DOCUMENT_SYSTEM_PROMPT,
+    DocumentSource,
+    SectionSummaryCache,
+    document_grammar,
+    evidence_tokens,
+    passages,
+    section_messages,
+    sections,
+    tidy_markers,
+)
+
+# progress(what, done, total): the section-by-section summary reports each section as it is done.
+Progress = Callable[[str, int, int], None]
+SECTION_SENTENCES = 3
+PASSAGE_TOKENS = 120
+
+
+def no_progress(what: str, done: int, total: int) -> None:
+    """The default listener: nobody is watching."""
+
+
+class RouteRequest:
+    """Document-level or passage (rag/router.py), and the form the user asked for.
+
+    A request the router is sure of goes to the documents at once. One it only leans towards goes
+    there when no retrieved passage reaches the relevance gate, which would refuse it: a factual
+    question that merely sounds general ("What was one of the Normans' major exports?") has a
+    passage that answers it, and keeps the passage path."""
+
+    def __init__(self, embed: Embed, settings: Settings) -> None:
+        self._router = Router(embed, settings.route_threshold)
+        self._sure = settings.route_sure_threshold
+        self._gate = settings.refusal_threshold
+
+    def sure(self, route: Route) -> bool:
+        return route.kind == "document" and route.p_document >= self._sure
+
+    def unmatched(self, route: Route, retrieval: Retrieval) -> bool:
+        """A likely document-level request that no passage matches well enough to be given."""
+        return route.kind == "document" and not any((h.scores.dense or 0.0) >= self._gate for h in retrieval.hits)
+
+    def run(self, question: str, timings: Timings) -> Route:
+        started = time.perf_counter()
+        route = self._router.route(question)
+        timings["route_ms"] = elapsed_ms(started)
+        return route
+
+
+@dataclass
+class Scope:
+    """The documents a request is about, or the question to ask back when that is unclear."""
+
+    documents: list[DocumentRecord] = field(default_factory=list)
+    clarify: str | None = None
+
+
+class ChooseScope:
+    """Which documents: those selected (the app's picker, `ragchat ask --doc`), else those the request
+    names (by file name or its words), else the only one, else the one uploaded last in this
+    conversation; with several and none of these, ask back."""
+
+    def __init__(self, source: DocumentSource) -> None:
+        self._source = source
+
+    def run(self, question: str, selected: tuple[str, ...], recent: tuple[str, ...]) -> Scope:
+        documents = self._source.all()
+        names = ", ".join(d.source for d in documents)
+        if not documents:
+            return Scope(clarify="No documents are uploaded yet: upload one, then ask again.")
+        if selected:
+            chosen = [d for d in documents if d.source in selected]
+            if chosen:
+                return Scope(chosen)
+            return Scope(clarify=f"No uploaded document is called {', '.join(selected)}. The documents are: {names}.")
+        named = [d for d in documents if _names(question, d.source)]
+        if named:
+            return Scope(named)
+        if len(documents) == 1:
+            return Scope(documents)
+        uploaded = [d for name in reversed(recent) for d in documents if d.source == name]
+        if uploaded:
+            return Scope(uploaded[:1])
+        return Scope(
+            clarify=f"Which document do you mean? There are {len(documents)}: {names}. Pick one or more to ask "
+            "about (the document picker, or `ragchat ask --doc NAME`), or name it in your question."
+        )
+
+
+def _names(question: str, source: str) -> bool:
+    """The request names the document: its file name, or the words of its name (at least 4 letters)."""
+    text = _words(question)
+    stem = _words(source.rsplit(".", 1)[0])
+    return source.lower() in question.lower() or (len(stem) >= 4 and f" {stem} " in f" {text} ")
+
+
+def _words(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+@dataclass
+class Read:
+    """The documents' passages, and whether they fit the prompt whole."""
+
+    passages: list[Hit]
+    budget: int
+    fits: bool
+
+
+class ReadDocuments:
+    """The documents in scope as passages of their stored page texts (rag/whole_document.py)."""
+
+    def __init__(self, source: DocumentSource, settings: Settings) -> None:
+        self._source = source
+        self._settings = settings
+
+    def run(self, question: str, documents: list[DocumentRecord]) -> Read:
+        settings = self._settings
+        hits: list[Hit] = []
+        for record in documents:
+            hits += passages(record, self._source.pages(record.doc_id, record.content_hash), PASSAGE_TOKENS)
+        budget = source_budget(
+            settings.llm_context,
+            settings.document_answer_tokens,
+            DOCUMENT_SYSTEM_PROMPT + question,
+            settings.document_tokens,
+            settings.prompt_overhead_tokens,
+        )
+        return Read(hits, budget, evidence_tokens(hits, settings.source_header_tokens) <= budget)
+
+
+class SummariseSections:
+    """Map: each section summarised in a few sentences that cite its passages, cached by document
+    version; the summary sentences (each pointing at the passage it cited) are the new evidence,
+    summarised again until they fit the budget."""
+
+    def __init__(self, llm: Callable[[], LLM], settings: Settings, cache: Callable[[], SectionSummaryCache]) -> None:
+        self._llm = llm
+        self._settings = settings
+        self._cache = cache
+
+    def run(
+        self, hits: list[Hit], budget: int, progress: Progress, queue: QueueListener, timings: Timings
+    ) -> tuple[list[Hit], int, int]:
+        """The summary evidence, how many sections were summarised, and how many came from the cache."""
+        settings = self._settings
+        done = cached = 0
+        while evidence_tokens(hits, settings.source_header_tokens) > budget:
+            groups = sections(hits, settings.section_tokens, settings.source_header_tokens)
+            summaries: list[Hit] = []
+            for n, group in enumerate(groups, start=1):
+                found, was_cached = self._summary(group, queue, timings)
+                summaries += found
+                cached += was_cached
+                progress("summarising sections", n, len(groups))
+            done += len(groups)
+            if len(summaries) >= len(hits):  # no shorter: stop rather than loop
+                hits = summaries
+                break
+            hits = summaries
+        return hits, done, cached
+
+    def _summary(self, group: list[Hit], queue: QueueListener, timings: Timings) -> tuple[list[Hit], bool]:
+        settings = self._settings
+        llm = self._llm()
+        cache = self._cache()
+        first = group[0].chunk
+        key = cache.key(group, llm.label, settings.section_summary_tokens)
+        sentences = cache.get(first.doc_id, first.content_hash, key)
+        was_cached = sentences is not None
+        if sentences is None:
+            started = time.perf_counter()
+            ids = list(range(1, len(group) + 1))
+            sampling = Sampling(
+                max_tokens=settings.section_summary_tokens,
+                temperature=settings.llm_temperature,
+                grammar=document_grammar(ids, Form(sentences=SECTION_SENTENCES), SECTION_SENTENCES)
+                if llm.constrains
+                else None,
+            )
+            text = "".join(t.text for t in llm.stream_tokens(section_messages(group), sampling, queue))
+            sentences = cited_sentences(text, len(group))
+            cache.put(first.doc_id, first.content_hash, key, sentences)
+            timings["map_ms"] = timings.get("map_ms", 0.0) + elapsed_ms(started)
+        hits = []
+        for k, (sentence, index) in enumerate(sentences):
+            source = group[index].chunk
+            chunk = source.model_copy(update={"chunk_id": f"{source.chunk_id}:s{k}", "text": sentence})
+            hits.append(group[index].model_copy(update={"chunk": chunk}))
+        return hits, was_cached
+
+
+def cited_sentences(text: str, count: int) -> list[tuple[str, int]]:
+    """Each sentence of a section summary with the (0-based) passage its first valid marker names;
+    a sentence citing nothing valid is dropped (it could not be traced to a page)."""
+    found: list[tuple[str, int]] = []
+    for sentence in split_sentences(tidy_markers(text)):
+        valid = [n for n in markers_in(sentence) if 1 <= n <= count]
+        plain = strip_markers(sentence).strip()
+        if valid and plain:
+            found.append((plain, valid[0] - 1))
+    return found

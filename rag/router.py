@@ -1,0 +1,144 @@
+"""Route by meaning: does a request need the whole document (overview, summary, outline, key points,
+every number, a whole section, a comparison, which document mentions …) or one passage?
+
+A question about a document as a whole resembles no chunk of it, so the relevance gate would refuse
+it before the model is asked. The decision is a logistic regression on the request's MiniLM vector
+(the embedder that indexes the chunks), trained on the frozen labelled set
+eval/datasets/routing/requests.jsonl by scripts/train_router.py, which writes `router_weights.json`
+beside this module and reports precision and recall under cross-validation. No phrase list: the hard
+negatives of that set ("who wrote the executive summary?", "which key do I press to quit?") mention
+the same words as document requests and are told apart by what the answer has to cover.
+
+The requested form (how many bullets, sentences or words) is read from the text: that is a number the
+user wrote, not a judgement.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+
+from rag.evidence import Embed
+
+WEIGHTS_PATH = Path(__file__).with_name("router_weights.json")
+
+RouteKind = Literal["document", "passage"]
+
+_NUMBER_WORDS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "a single": 1,
+}
+_COUNT = r"(\d{1,3}|" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + r")"
+_FORM = re.compile(_COUNT + r"[\s-]+(?:short\s+|key\s+|main\s+)?(bullet|point|sentence|word|line|paragraph)s?\b", re.I)
+_BULLETS = re.compile(r"\b(bullet(?:s|ed)?|bullet points|list)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Form:
+    """The shape the user asked for: `bullets` items, or at most `sentences` sentences or `words` words."""
+
+    bullets: int | None = None
+    sentences: int | None = None
+    words: int | None = None
+
+
+@dataclass(frozen=True)
+class Route:
+    kind: RouteKind
+    p_document: float
+    form: Form
+
+
+def requested_form(text: str) -> Form:
+    """'3 bullets', 'five key points', 'one sentence', '50 words', 'a bulleted list'."""
+    match = _FORM.search(text)
+    if match:
+        count = match.group(1).lower()
+        n = int(count) if count.isdigit() else _NUMBER_WORDS[count]
+        unit = match.group(2).lower()
+        if unit in ("bullet", "point", "line"):
+            return Form(bullets=n)
+        if unit == "word":
+            return Form(words=n)
+        if unit == "sentence":
+            return Form(sentences=n)
+        return Form(sentences=4 * n)  # paragraphs: a few sentences each
+    if _BULLETS.search(text):
+        return Form(bullets=0)  # bullets, as many as the content needs
+    return Form()
+
+
+@dataclass(frozen=True)
+class RouterWeights:
+    """A logistic regression over L2-normalised sentence vectors."""
+
+    weights: np.ndarray
+    bias: float
+    embedder: str
+
+    @classmethod
+    def load(cls, path: Path = WEIGHTS_PATH) -> RouterWeights:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return cls(np.asarray(data["weights"], dtype=np.float32), float(data["bias"]), data["embedder"])
+
+    def save(self, path: Path, report: dict[str, object]) -> None:
+        data = {
+            "embedder": self.embedder,
+            "bias": round(self.bias, 6),
+            "weights": [round(float(w), 6) for w in self.weights],
+            "report": report,
+        }
+        path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+
+    def probability(self, vectors: np.ndarray) -> np.ndarray:
+        return 1.0 / (1.0 + np.exp(-(normalise(vectors) @ self.weights + self.bias)))
+
+
+def normalise(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.asarray(vectors, dtype=np.float32)
+    return vectors / (np.linalg.norm(vectors, axis=-1, keepdims=True) + 1e-9)
+
+
+def fit(
+    vectors: np.ndarray, labels: np.ndarray, l2: float, steps: int = 3000, rate: float = 0.5
+) -> tuple[np.ndarray, float]:
+    """Logistic regression by full-batch gradient descent (a few hundred examples: milliseconds);
+    `labels` 1 for document. Returns (weights, bias)."""
+    x = normalise(vectors).astype(np.float64)
+    y = labels.astype(np.float64)
+    w = np.zeros(x.shape[1])
+    b = 0.0
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-(x @ w + b)))
+        grad = p - y
+        w -= rate * (x.T @ grad / len(y) + l2 * w)
+        b -= rate * grad.mean()
+    return w.astype(np.float32), float(b)
+
+
+class Router:
+    """Document-level or passage, from the request's meaning; `threshold` on P(document)."""
+
+    def __init__(self, embed: Embed, threshold: float, weights: RouterWeights | None = None) -> None:
+        self._embed = embed
+        self._threshold = threshold
+        self._weights = weights or RouterWeights.load()
+
+    def route(self, text: str) -> Route:
+        vector = np.asarray(self._embed([text]), dtype=np.float32)
+        p = float(self._weights.probability(vector)[0])
+        return Route(kind="document" if p >= self._threshold else "passage", p_document=p, form=requested_form(text))

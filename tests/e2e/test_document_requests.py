@@ -1,0 +1,77 @@
+"""Requests about a whole document on the real 0.5B model: answered from the document, with
+citations, in the form asked for; a long document is summarised section by section with the section
+summaries cached by version; several documents and no choice get a question back."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from core.settings import REFUSAL_TEXT, get_settings
+from rag.pipeline import AskOptions
+from ragchat.application import open_session
+from ragchat.session import Session
+from tests.fixtures import long_pdf_bytes, write_report_pdf
+
+
+@pytest.fixture
+def session(home: Path, tmp_path: Path) -> Session:
+    session = open_session(get_settings(memory_enabled=False))
+    assert session.ingest_paths([write_report_pdf(tmp_path / "report.pdf")])[0].status == "indexed"
+    return session
+
+
+def test_what_is_this_document_about_gets_a_cited_answer_not_a_refusal(session: Session) -> None:
+    answer = session.ask("What is this document about?")
+    assert not answer.refused and answer.answer != REFUSAL_TEXT
+    assert answer.document_request is not None and answer.document_request.method == "whole"
+    assert answer.document_request.documents == ["report.pdf"]
+    assert answer.citations and {c.source for c in answer.citations} == {"report.pdf"}
+    assert all(c.page in (1, 2, 3) for c in answer.citations)
+    # The whole document was the evidence: all three pages were given.
+    assert {h.chunk.page for h in answer.given.hits} == {1, 2, 3}
+
+
+def test_three_bullets_means_three_cited_bullets(session: Session) -> None:
+    answer = session.ask("Summarize the main contribution in 3 bullets.")
+    assert not answer.refused
+    bullets = answer.answer.strip().splitlines()
+    assert len(bullets) == 3 and all(b.startswith("- ") for b in bullets), answer.answer
+    assert answer.citations and sum(bool(re.search(r"\[\d\]", b)) for b in bullets) >= 2, answer.answer
+
+
+def test_a_long_document_is_summarised_by_sections_cached_until_it_is_replaced(home: Path) -> None:
+    # Two sections of about a page, short summaries that fit together: one map level, few tokens.
+    settings = get_settings(memory_enabled=False, document_tokens=300, section_tokens=500, section_summary_tokens=48)
+    session = open_session(settings)
+    assert session.ingest_bytes("long.pdf", long_pdf_bytes(2, seed=3)).status == "indexed"
+    progress: list[tuple[int, int]] = []
+    options = AskOptions(on_progress=lambda what, done, total: progress.append((done, total)))
+    cold = session.ask("Give me an overview of this document.", options)
+    request = cold.document_request
+    assert request is not None and request.method == "sections" and request.sections >= 2
+    assert request.cached_sections == 0 and progress[-1][0] == progress[-1][1]
+    assert cold.citations and all(c.page in (1, 2) for c in cold.citations)
+    cached = session.ask("Give me an overview of this document.")
+    assert cached.document_request is not None and cached.document_request.cached_sections == request.sections
+    assert "map_ms" not in cached.timings_ms
+    cache = session.document_index.summaries
+    assert cache.count() > 0
+    assert session.ingest_bytes("long.pdf", long_pdf_bytes(2, seed=4)).status == "indexed"  # a new version
+    assert cache.count() == 0
+    assert session.ask("Give me an overview of this document.").document_request.cached_sections == 0
+    session.delete("long.pdf")
+    assert cache.count() == 0
+
+
+def test_several_documents_and_no_choice_are_asked_back_then_the_chosen_one_is_answered(
+    session: Session, tmp_path: Path
+) -> None:
+    assert session.ingest_bytes("other.pdf", long_pdf_bytes(1, seed=1)).status == "indexed"
+    asked_back = session.ask("What is this document about?")
+    assert not asked_back.refused and asked_back.document_request.method == "clarify"
+    assert "report.pdf" in asked_back.answer and "other.pdf" in asked_back.answer
+    chosen = session.ask("What is this document about?", AskOptions(documents=("report.pdf",)))
+    assert chosen.document_request.documents == ["report.pdf"] and chosen.citations
