@@ -738,6 +738,10 @@ def main(argv: list[str] | None = None) -> int:
     unexpected error go to the log file under RAGCHAT_HOME (logs/ragchat.log), which the line names."""
     args = build_parser().parse_args(argv)
     log_path, handler = _file_logging()
+    # What a write recovered after a crash is news for the person too, not only for the log.
+    recovery = logging.StreamHandler(sys.stderr)
+    recovery.setLevel(logging.WARNING)
+    logging.getLogger("ragchat.document_index").addHandler(recovery)
     try:
         return int(args.func(args))
     except (IndexOutOfDate, VectorStoreUnavailable, ModelNotInstalled, LLMError) as exc:
@@ -756,6 +760,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ragchat: {what} (details in {log_path})", file=sys.stderr)
         return 1
     finally:
+        logging.getLogger("ragchat.document_index").removeHandler(recovery)
         logging.getLogger().removeHandler(handler)
         handler.close()
 
