@@ -35,7 +35,7 @@ SAMPLE_DOCS = PROJECT_ROOT / "sample_docs"
 OPENMETEO_REPLAY = Path(__file__).parent / "sanity_openmeteo"
 ARTIFACT = PROJECT_ROOT / "artifacts" / "sanity_output.json"
 QUESTIONS = (
-    "How long is the return window for unopened hardware?",
+    "What restocking fee is deducted for opened hardware that is not defective?",
     "How long does the backup battery keep the hub running during a power cut?",
     "How many Zigbee devices can one hub control?",
 )
