@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from core.schemas import (
     AbstentionScore,
@@ -235,22 +236,19 @@ class AnswerPipeline:
                 answer_text, citations, support = self.check_support.run(answer_text, citations, given, timings)
                 if uncovered:
                     answer_text = f"{answer_text} {uncovered}"
-            score = confidence(support)
-            timings["queue_wait_ms"] = round(queue.seconds * 1000, 1)
-            timings["total_ms"] = elapsed_ms(started)
-            answer = Answer(
-                question=question,
+            answer = self._generated(
+                question,
+                options,
+                started,
+                timings,
+                queue,
+                support,
                 search_query=search_query,
-                session_id=options.session_id,
                 answer=answer_text,
                 refused=refused,
                 citations=citations,
-                confidence=score,
-                low_confidence=score is not None and score < settings.low_confidence_threshold,
                 abstention=_scored(decision, reply, options.strictness or settings.strictness),
                 uncovered=None if refused else uncovered,
-                support=support,
-                timings_ms=timings,
                 models=self._models().model_copy(update={"reranker": retrieval.reranker}),
                 error=error,
                 incomplete=error is not None and bool(text.strip()) and not refused,
@@ -333,21 +331,18 @@ class AnswerPipeline:
                 answer_text, citations = self.resolve_citations.run(tidy_markers(text), shown, constrained=False)
                 answer_text = tidy_markers(answer_text)
                 answer_text, citations, support = self.check_support.run(answer_text, citations, shown, timings)
-            score = confidence(support)
-            timings["queue_wait_ms"] = round(queue.seconds * 1000, 1)
-            timings["total_ms"] = elapsed_ms(started)
-            answer = Answer(
-                question=question,
+            answer = self._generated(
+                question,
+                options,
+                started,
+                timings,
+                queue,
+                support,
                 search_query=question,
-                session_id=options.session_id,
                 answer=answer_text,
                 refused=refused,
                 citations=citations,
-                confidence=score,
-                low_confidence=score is not None and score < settings.low_confidence_threshold,
-                support=support,
                 document_request=info,
-                timings_ms=timings,
                 models=self._models(),
                 error=error,
                 incomplete=error is not None and bool(text.strip()),
@@ -382,6 +377,31 @@ class AnswerPipeline:
                 yield token.text
 
         return AnswerStream(question, stream(), finish)
+
+    def _generated(
+        self,
+        question: str,
+        options: AskOptions,
+        started: float,
+        timings: Timings,
+        queue: QueueWait,
+        support: list[SentenceSupport],
+        **fields: Any,
+    ) -> Answer:
+        """The Answer of a reply the model generated (from passages or whole documents): its
+        confidence from the support check, its queue wait and total time, and `fields`."""
+        score = confidence(support)
+        timings["queue_wait_ms"] = round(queue.seconds * 1000, 1)
+        timings["total_ms"] = elapsed_ms(started)
+        return Answer(
+            question=question,
+            session_id=options.session_id,
+            confidence=score,
+            low_confidence=score is not None and score < self._settings.low_confidence_threshold,
+            support=support,
+            timings_ms=timings,
+            **fields,
+        )
 
     def _stopped(
         self, question: str, session_id: str | None, outcome: GuardrailOutcome, started: float, timings: Timings
