@@ -9,6 +9,7 @@ A document-level request never meets the relevance gate: the document is the evi
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 from collections.abc import Callable
@@ -38,6 +39,10 @@ from rag.whole_document import (
 Progress = Callable[[str, int, int], None]
 SECTION_SENTENCES = 3
 PASSAGE_TOKENS = 120
+
+
+# While a section is summarised, progress is reported again every this many tokens (see _summary).
+TICK_TOKENS = 16
 
 
 def no_progress(what: str, done: int, total: int) -> None:
@@ -173,7 +178,9 @@ class SummariseSections:
             groups = sections(hits, settings.section_tokens, settings.source_header_tokens)
             summaries: list[Hit] = []
             for n, group in enumerate(groups, start=1):
-                found, was_cached = self._summary(group, queue, timings)
+                tick = functools.partial(progress, "summarising sections", n - 1, len(groups))
+                tick()
+                found, was_cached = self._summary(group, queue, timings, tick)
                 summaries += found
                 cached += was_cached
                 progress("summarising sections", n, len(groups))
@@ -184,7 +191,12 @@ class SummariseSections:
             hits = summaries
         return hits, done, cached
 
-    def _summary(self, group: list[Hit], queue: QueueListener, timings: Timings) -> tuple[list[Hit], bool]:
+    def _summary(
+        self, group: list[Hit], queue: QueueListener, timings: Timings, tick: Callable[[], None]
+    ) -> tuple[list[Hit], bool]:
+        """One section's cited sentences, from the cache or the model. While the model writes, `tick`
+        is called every few tokens: the app's progress call is where a Stop click ends the run, and
+        closing the token stream then stops the model mid-section."""
         settings = self._settings
         llm = self._llm()
         cache = self._cache()
@@ -202,7 +214,18 @@ class SummariseSections:
                 if llm.constrains
                 else None,
             )
-            text = "".join(t.text for t in llm.stream_tokens(section_messages(group), sampling, queue))
+            tokens = llm.stream_tokens(section_messages(group), sampling, queue)
+            pieces: list[str] = []
+            try:
+                for token in tokens:
+                    pieces.append(token.text)
+                    if len(pieces) % TICK_TOKENS == 0:
+                        tick()
+            finally:
+                close = getattr(tokens, "close", None)
+                if close is not None:
+                    close()
+            text = "".join(pieces)
             sentences = cited_sentences(text, len(group))
             cache.put(first.doc_id, first.content_hash, key, sentences)
             timings["map_ms"] = timings.get("map_ms", 0.0) + elapsed_ms(started)

@@ -285,15 +285,18 @@ class AnswerPipeline:
         """The answer's visible text, once the hidden phrase line said the evidence states it. When the
         abstention score reaches the strictness threshold, generation stops and nothing is shown: the
         stream's end gives the refusal."""
-        tokens = self.generate.run_tokens(messages, self.generate.grounded(given), started, timings, queue)
+        tokens = self.generate.grounded_tokens(messages, question, given, started, timings, queue)
         label = self.generate.label()
         try:
             for token in read_reply(tokens, reply):
-                if not decision:
+                if not decision:  # the phrase line is read: answer or refuse before the answer is written
                     decision.append(self.abstain.run(reply, question, given, retrieval, label, strictness))
                     if decision[0].refuse:
                         return
-                    timings["first_visible_ms"] = elapsed_ms(started)  # the hidden phrase line came first
+                if not token.text:
+                    continue
+                if "first_visible_ms" not in timings:  # the hidden phrase line came first
+                    timings["first_visible_ms"] = elapsed_ms(started)
                 yield token.text
         finally:
             close = getattr(tokens, "close", None)

@@ -257,6 +257,9 @@ def render_history(messages: list[Message]) -> None:
             if message.get("failed"):
                 calm_notice(message["content"])
                 continue
+            if message.get("stopped"):
+                st.info(message["content"], icon=":material/stop_circle:")
+                continue
             answer = Answer.model_validate(message["answer"]) if message.get("answer") else None
             if answer is not None and answer.guardrail is not None:
                 render_guardrail(answer.guardrail)
@@ -284,9 +287,24 @@ def render_progress(slot: DeltaGenerator, what: str, done: int, total: int) -> N
     slot.progress(done / total, text=f"{what.capitalize()}: {done} of {total}…")
 
 
+STOPPED_TEXT = "Stopped before the answer was finished. Ask again to get it."
+
+
+def _stop_answer() -> None:
+    """The Stop button's click, run before the rerun it triggers: the rerun ends the script where
+    the answer was streaming (the `finally` below ends the generation), and the conversation says
+    that this question was stopped."""
+    st.session_state.messages.append({"role": "assistant", "content": STOPPED_TEXT, "stopped": True})
+
+
 def answer_question(service: Session, question: str) -> Message:
-    """Stream the answer, then swap in the checked text (invalid citation markers removed)."""
+    """Stream the answer, then swap in the checked text (invalid citation markers removed). A Stop
+    button stays beside it until the answer is complete."""
     with st.chat_message("assistant"):
+        stop_slot = st.empty()
+        stop_slot.button(
+            "Stop", key="stop-answer", icon=":material/stop_circle:", type="tertiary", on_click=_stop_answer
+        )
         queue_slot = st.empty()
         stream: Turn | None = None
         try:
@@ -310,9 +328,11 @@ def answer_question(service: Session, question: str) -> Message:
             answer = stream.result()
             progress_slot.empty()
             queue_slot.empty()  # a wait that ended in "the model is busy" leaves no stale notice
+            stop_slot.empty()
         except Exception as exc:
             log.exception("answering failed")
             queue_slot.empty()
+            stop_slot.empty()
             content = f"Could not answer: {exc}"
             calm_notice(content)
             return {"role": "assistant", "content": content, "failed": True}
