@@ -44,14 +44,12 @@ _PHRASE_RULES = [
     'phrase ::= [^\\n\\[\\]N ] tail | "N" ([^\\n\\[\\]O] tail)? | "NO" ([^\\n\\[\\]N] tail)? '
     '| "NON" ([^\\n\\[\\]E] tail)?',
 ]
-# A sentence: text, then its markers, before or after its closing . ! ? — and a . ! ? followed by a
-# space and a capital (a new sentence) only after markers, so every sentence gets its own. 3.5 and
-# U.S. are not sentence ends.
-_SENTENCE_RULES = [
-    'sentence ::= body [.!?]? (" "? cite)+ [.!?]?',
-    "body ::= char+",
-    "char ::= [^\\[\\]\\n.!?] | [.!?] [^ \\n\\[\\]A-Z]",
-]
+# A sentence: text that does not start in lower case (a small model otherwise runs on after a
+# marker: "… data [1]. and provides …"), then its markers, before or after its closing . ! ? — and
+# a . ! ? followed by a space and a capital (a new sentence) only after markers, so every sentence
+# gets its own. 3.5 and U.S. are not sentence ends.
+SENTENCE_START = "[^a-z \\n\\[\\].!?]"
+CHAR_RULE = "char ::= [^\\[\\]\\n.!?] | [.!?] [^ \\n\\[\\]A-Z]"
 # Around the phrase, the first sentence has at most this many characters on each side: a model that
 # words its answer without the phrase is made to bring it in, not left writing until its token limit.
 PHRASE_CONTEXT_CHARS = 160
@@ -83,7 +81,8 @@ def answer_grammar(ids: list[int], phrase: str | None, max_sentences: int = 4, l
         [
             f'root ::= " " first (" " sentence){{0,{more}}} "\\n{MISSING} " ("{NONE}" | line)',
             first,
-            *_SENTENCE_RULES,
+            f'sentence ::= {SENTENCE_START} char* [.!?]? (" "? cite)+ [.!?]?',
+            CHAR_RULE,
             f"line ::= [^\\n\\[\\]]{{1,{line_chars}}}",
             f'cite ::= "[" ({cite}) "]"',
         ]

@@ -82,6 +82,7 @@ class Scope:
 
     documents: list[DocumentRecord] = field(default_factory=list)
     clarify: str | None = None
+    several: bool = False  # unclear because there are several documents and none was chosen or named
 
 
 class ChooseScope:
@@ -111,8 +112,9 @@ class ChooseScope:
         if uploaded:
             return Scope(uploaded[:1])
         return Scope(
+            several=True,
             clarify=f"Which document do you mean? There are {len(documents)}: {names}. Pick one or more to ask "
-            "about (the document picker, or `ragchat ask --doc NAME`), or name it in your question."
+            "about (the document picker, or `ragchat ask --doc NAME`), or name it in your question.",
         )
 
 

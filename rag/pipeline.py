@@ -40,7 +40,15 @@ from rag.answerability import Abstention, Strictness
 from rag.citations import CitationRules, is_refusal
 from rag.context_budget import fit_hits
 from rag.conversations import ConversationStore
-from rag.document_stages import ChooseScope, Progress, ReadDocuments, RouteRequest, SummariseSections, no_progress
+from rag.document_stages import (
+    ChooseScope,
+    Progress,
+    ReadDocuments,
+    RouteRequest,
+    Scope,
+    SummariseSections,
+    no_progress,
+)
 from rag.evidence import Embed
 from rag.guardrails import Guardrails
 from rag.query_log import QueryLog
@@ -201,8 +209,13 @@ class AnswerPipeline:
         if self.note_facts.applies(question):
             return self._noted(question, options.session_id, started, timings)
         route = self.route.run(question, timings) if self.route is not None else None
+        scope: Scope | None = None
         if route is not None and self.route.sure(route):
-            return self._about_documents(question, route, options, started, timings, queue)
+            scope = self.scope.run(question, options.documents, options.recent_documents)
+            # Several documents and none chosen: a request across them ("which document mentions the
+            # notice period?") is a search, answered from passages; asked back only if none matches.
+            if not scope.several:
+                return self._about_documents(question, route, scope, options, started, timings, queue)
 
         search_query = self.rewrite.run(question, options.session_id, queue, timings)
         weight = settings.bm25_weight if options.bm25_weight is None else options.bm25_weight
@@ -210,7 +223,8 @@ class AnswerPipeline:
         timings["retrieve_ms"] = retrieval.timings_ms.get("search_ms", 0.0)
         if route is not None and self.route.unmatched(route, retrieval):
             # Never refused by the relevance gate: the documents themselves are the evidence.
-            return self._about_documents(question, route, options, started, timings, queue)
+            scope = scope or self.scope.run(question, options.documents, options.recent_documents)
+            return self._about_documents(question, route, scope, options, started, timings, queue)
         memory = self._memory.context_for(question) if self._memory is not None else MemoryFacts()
         evidence = self.select_evidence.run(question, search_query, retrieval, memory)
         given = self.decide.run(question, evidence, memory)
@@ -306,12 +320,19 @@ class AnswerPipeline:
             decision.append(self.abstain.run(reply, question, given, retrieval, label, strictness))
 
     def _about_documents(
-        self, question: str, route: Route, options: AskOptions, started: float, timings: Timings, queue: QueueWait
+        self,
+        question: str,
+        route: Route,
+        scope: Scope,
+        options: AskOptions,
+        started: float,
+        timings: Timings,
+        queue: QueueWait,
     ) -> AnswerStream:
-        """Scope, then the documents whole (or their section summaries) as numbered evidence; the
-        answer streams in the form asked for, every sentence or bullet citing an excerpt."""
+        """The documents in scope whole (or their section summaries) as numbered evidence, or the
+        question back when the scope is unclear; the answer streams in the form asked for, every
+        sentence or bullet citing an excerpt."""
         settings = self._settings
-        scope = self.scope.run(question, options.documents, options.recent_documents)
         info = DocumentRequest(
             p_document=round(route.p_document, 3), documents=[d.source for d in scope.documents], method="clarify"
         )

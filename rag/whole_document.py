@@ -24,6 +24,7 @@ from core.schemas import Chunk, DocumentRecord, Hit, Page, Scores
 from core.sqlite_db import SQLiteTables
 from core.text import estimate_tokens
 from providers.llm.base import ChatMessage
+from rag.answer_format import CHAR_RULE, SENTENCE_START
 from rag.evidence import sentence_spans
 from rag.prompting import format_source
 from rag.router import Form
@@ -164,8 +165,8 @@ def document_grammar(ids: list[int], form: Form, max_sentences: int) -> str:
     return "\n".join(
         [
             root,
-            'sentence ::= body [.!?]? " "? cite (" "? cite)? [.!?]?',
-            "body ::= ([^\\[\\]\\n.!?] | [.!?] [^ \\n\\[\\]A-Z])+",
+            f'sentence ::= {SENTENCE_START} char* [.!?]? " "? cite (" "? cite)? [.!?]?',
+            CHAR_RULE,
             f'cite ::= "[" ({cite}) "]"',
         ]
     )

@@ -75,3 +75,7 @@ def test_several_documents_and_no_choice_are_asked_back_then_the_chosen_one_is_a
     assert "report.pdf" in asked_back.answer and "other.pdf" in asked_back.answer
     chosen = session.ask("What is this document about?", AskOptions(documents=("report.pdf",)))
     assert chosen.document_request.documents == ["report.pdf"] and chosen.citations
+    # Across the documents, a request that passages answer is a search, not a question back.
+    across = session.ask("Which of my documents talks about forklifts?")
+    assert across.document_request is None and not across.refused, across.answer
+    assert "report.pdf" in {c.source for c in across.citations}, across.citations
