@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from core.language import LanguageDetector
 from core.schemas import (
     AbstentionScore,
     Answer,
@@ -43,6 +44,7 @@ from rag.conversations import ConversationStore
 from rag.document_stages import ChooseScope, Progress, ReadDocuments, RouteRequest, SummariseSections, no_progress
 from rag.evidence import Embed
 from rag.guardrails import Guardrails
+from rag.messages import message
 from rag.query_log import QueryLog
 from rag.retriever import HybridRetriever
 from rag.router import Route
@@ -108,8 +110,10 @@ class AnswerStream:
         finish: Finish,
         messages: list[ChatMessage] | None = None,
         guardrail: GuardrailOutcome | None = None,
+        refusal: str = REFUSAL_TEXT,
     ) -> None:
         self.question = question
+        self._refusal = refusal  # the refusal in the question's language, when no model runs
         self.messages = messages or []  # the prompt sent to the model; empty when it was not asked
         self.guardrail = guardrail  # set when a guardrail stopped the question: show a notice, not a stream
         self._source = token_source
@@ -118,8 +122,8 @@ class AnswerStream:
 
     def tokens(self) -> Iterator[str]:
         if self._source is None:
-            self._answer = self._finish(REFUSAL_TEXT, None)
-            yield REFUSAL_TEXT
+            self._answer = self._finish(self._refusal, None)
+            yield self._refusal
             return
         parts: list[str] = []
         error: str | None = None
@@ -170,6 +174,7 @@ class AnswerPipeline:
         self._documents = documents
         self._models = models
         self._memory = memory
+        self.detect_language = LanguageDetector.from_settings(settings)
         self.guard = Guard(guardrails)
         self.note_facts = NoteFacts(memory)
         self.rewrite = Rewrite(llm, conversations, settings)
@@ -194,15 +199,16 @@ class AnswerPipeline:
         started = time.perf_counter()
         timings: Timings = {}
         queue = QueueWait(options.on_queued)
-        stopped = self.guard.run(question, options.client_id or options.session_id)
+        lang = self.detect_language(question)
+        stopped = self.guard.run(question, options.client_id or options.session_id, lang)
         timings["guardrails_ms"] = elapsed_ms(started)
         if stopped is not None:
-            return self._stopped(question, options.session_id, stopped, started, timings)
+            return self._stopped(question, options.session_id, stopped, started, timings, lang)
         if self.note_facts.applies(question):
             return self._noted(question, options.session_id, started, timings)
         route = self.route.run(question, timings) if self.route is not None else None
         if route is not None and self.route.sure(route):
-            return self._about_documents(question, route, options, started, timings, queue)
+            return self._about_documents(question, route, options, started, timings, queue, lang)
 
         search_query = self.rewrite.run(question, options.session_id, queue, timings)
         weight = settings.bm25_weight if options.bm25_weight is None else options.bm25_weight
@@ -210,13 +216,14 @@ class AnswerPipeline:
         timings["retrieve_ms"] = retrieval.timings_ms.get("search_ms", 0.0)
         if route is not None and self.route.unmatched(route, retrieval):
             # Never refused by the relevance gate: the documents themselves are the evidence.
-            return self._about_documents(question, route, options, started, timings, queue)
+            return self._about_documents(question, route, options, started, timings, queue, lang)
         memory = self._memory.context_for(question) if self._memory is not None else MemoryFacts()
         evidence = self.select_evidence.run(question, search_query, retrieval, memory)
         given = self.decide.run(question, evidence, memory)
 
         reply = Reply()
         decision: list[Abstention] = []  # set by the grounded stream once it has read the phrase line
+        refusal = message(lang, "refusal")
 
         def finish(text: str, error: str | None) -> Answer:
             abstained = bool(decision) and decision[0].refuse
@@ -225,13 +232,13 @@ class AnswerPipeline:
             support: list[SentenceSupport] = []  # checked only for an answer from the evidence
             uncovered: str | None = None
             if refused:
-                answer_text, citations = REFUSAL_TEXT, []
+                answer_text, citations = refusal, []
             elif error and not text.strip():
-                answer_text, citations = f"The model could not answer: {error}", []
+                answer_text, citations = message(lang, "model_failed", error=error), []
             elif given.mode == "memory":
                 answer_text, citations = text.strip(), []  # memory is context, never a cited source
             else:
-                uncovered = reply.uncovered(question)
+                uncovered = reply.uncovered(question, message(lang, "uncovered"))
                 answer_text, citations = self.resolve_citations.run(text, given, self.generate.constrains())
                 answer_text, citations, support = self.check_support.run(answer_text, citations, given, timings)
                 if uncovered:
@@ -255,19 +262,21 @@ class AnswerPipeline:
                 given=given,
                 candidates=retrieval.candidates,
                 memory_used=given.memory,
+                language=lang,
             )
             return self.record.run(answer)
 
         if given.mode == "none":
-            return AnswerStream(question, None, finish)
-        messages = self.build_prompt.run(question, search_query, given)
+            return AnswerStream(question, None, finish, refusal=refusal)
+        messages = self.build_prompt.run(question, search_query, given, lang)
         if given.mode == "memory":
-            return AnswerStream(question, self.generate.run(messages, started, timings, queue), finish, messages)
+            stream = self.generate.run(messages, started, timings, queue)
+            return AnswerStream(question, stream, finish, messages, refusal=refusal)
         strictness = options.strictness or settings.strictness
         grounded = self._grounded(
             messages, question, given, retrieval, strictness, reply, decision, started, timings, queue
         )
-        return AnswerStream(question, grounded, finish, messages)
+        return AnswerStream(question, grounded, finish, messages, refusal=refusal)
 
     def _grounded(
         self,
@@ -303,7 +312,14 @@ class AnswerPipeline:
             decision.append(self.abstain.run(reply, question, given, retrieval, label, strictness))
 
     def _about_documents(
-        self, question: str, route: Route, options: AskOptions, started: float, timings: Timings, queue: QueueWait
+        self,
+        question: str,
+        route: Route,
+        options: AskOptions,
+        started: float,
+        timings: Timings,
+        queue: QueueWait,
+        lang: str,
     ) -> AnswerStream:
         """Scope, then the documents whole (or their section summaries) as numbered evidence; the
         answer streams in the form asked for, every sentence or bullet citing an excerpt."""
@@ -322,9 +338,9 @@ class AnswerPipeline:
             if scope.clarify is not None:
                 answer_text = scope.clarify
             elif error and not text.strip():
-                answer_text = f"The model could not answer: {error}"
+                answer_text = message(lang, "model_failed", error=error)
             elif not text.strip():
-                answer_text, refused = REFUSAL_TEXT, True
+                answer_text, refused = message(lang, "refusal"), True
             else:
                 # Among a whole document's passages a small model often cites a neighbour of the
                 # one that holds the claim: markers are moved to it (rag/citations.py).
@@ -347,6 +363,7 @@ class AnswerPipeline:
                 error=error,
                 incomplete=error is not None and bool(text.strip()),
                 given=shown,
+                language=lang,
             )
             return self.record.run(answer)
 
@@ -367,7 +384,7 @@ class AnswerPipeline:
             if not hits:  # no text in the documents (a scan without OCR)
                 return
             form = route.form
-            messages = document_messages(question, hits, form, settings.answer_max_sentences)
+            messages = document_messages(question, hits, form, settings.answer_max_sentences, lang)
             ids = list(range(1, len(hits) + 1))
             grammar = document_grammar(ids, form, settings.answer_max_sentences) if self._llm().constrains else None
             sampling = Sampling(
@@ -404,7 +421,13 @@ class AnswerPipeline:
         )
 
     def _stopped(
-        self, question: str, session_id: str | None, outcome: GuardrailOutcome, started: float, timings: Timings
+        self,
+        question: str,
+        session_id: str | None,
+        outcome: GuardrailOutcome,
+        started: float,
+        timings: Timings,
+        lang: str,
     ) -> AnswerStream:
         """A question a guardrail stopped: the notice is the reply, nothing was retrieved or generated."""
 
@@ -417,6 +440,7 @@ class AnswerPipeline:
                 answer=outcome.message,
                 refused=True,
                 guardrail=outcome,
+                language=lang,
                 timings_ms=timings,
                 models=self._models(),
             )

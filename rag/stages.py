@@ -73,8 +73,8 @@ class Guard:
     def __init__(self, guardrails: Guardrails) -> None:
         self._guardrails = guardrails
 
-    def run(self, question: str, rate_key: str | None) -> GuardrailOutcome | None:
-        return self._guardrails.check(question, rate_key)
+    def run(self, question: str, rate_key: str | None, lang: str = "en") -> GuardrailOutcome | None:
+        return self._guardrails.check(question, rate_key, lang)
 
 
 class Rewrite:
@@ -172,12 +172,13 @@ class DecideAnswerability:
 
 
 class BuildPrompt:
-    """The messages for the model: the system prompt never changes (llama.cpp reuses its cache)."""
+    """The messages for the model: the system prompt never changes (llama.cpp reuses its cache); the
+    user message names the language to answer in when it is not plain English."""
 
-    def run(self, question: str, search_query: str, given: Given) -> list[ChatMessage]:
+    def run(self, question: str, search_query: str, given: Given, lang: str = "en") -> list[ChatMessage]:
         if given.mode == "memory":
-            return build_memory_messages(question, given.memory)
-        return build_messages(question, given.hits, search_query, given.memory)
+            return build_memory_messages(question, given.memory, lang)
+        return build_messages(question, given.hits, search_query, given.memory, lang)
 
 
 class Generate:

@@ -129,6 +129,9 @@ class Answer(BaseModel):
         default=None,
         description="A partial answer's closing sentence: the part of the question the documents do not cover.",
     )
+    language: str = Field(
+        default="en", description="The question's language (ISO 639-1): the answer and the notices are in it."
+    )
     support: list[SentenceSupport] = Field(
         default_factory=list, description="Each checked sentence of the answer and whether its sources support it."
     )
