@@ -111,5 +111,9 @@ class LanguageDetector:
             return Detected(self.default, float(confidence))
         return Detected(str(lang), float(confidence))
 
-    def __call__(self, text: str) -> str:
-        return self.detect(text).lang
+    def __call__(self, text: str, fallback: str | None = None) -> str:
+        """The text's language; when unsure, `fallback` (e.g. its page's language), else the default."""
+        found = self.detect(text)
+        if fallback is not None and found.confidence < self.min_confidence:
+            return fallback
+        return found.lang

@@ -212,7 +212,8 @@ class AnswerPipeline:
 
         search_query = self.rewrite.run(question, options.session_id, queue, timings)
         weight = settings.bm25_weight if options.bm25_weight is None else options.bm25_weight
-        retrieval = self.retrieve.run(search_query, options.top_k or settings.top_k, weight, options.rerank)
+        query_lang = lang if search_query == question else self.detect_language(search_query)
+        retrieval = self.retrieve.run(search_query, options.top_k or settings.top_k, weight, options.rerank, query_lang)
         timings["retrieve_ms"] = retrieval.timings_ms.get("search_ms", 0.0)
         if route is not None and self.route.unmatched(route, retrieval):
             # Never refused by the relevance gate: the documents themselves are the evidence.

@@ -110,8 +110,8 @@ class Retrieve:
     def __init__(self, retriever: HybridRetriever) -> None:
         self._retriever = retriever
 
-    def run(self, query: str, top_k: int, bm25_weight: float, rerank: bool) -> Retrieval:
-        retrieval = self._retriever.search(query, top_k, bm25_weight, rerank)
+    def run(self, query: str, top_k: int, bm25_weight: float, rerank: bool, lang: str | None = None) -> Retrieval:
+        retrieval = self._retriever.search(query, top_k, bm25_weight, rerank, lang)
         hits = [hit for hit in retrieval.candidates if not is_navigation(hit.chunk.text)][:top_k]
         return retrieval.model_copy(update={"hits": hits})
 
