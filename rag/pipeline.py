@@ -58,6 +58,7 @@ from rag.stages import (
     MemoryPort,
     NoteFacts,
     Record,
+    RejectDegenerate,
     ResolveCitations,
     Retrieve,
     Rewrite,
@@ -184,6 +185,7 @@ class AnswerPipeline:
         self.build_prompt = BuildPrompt()
         self.generate = Generate(llm, settings)
         self.abstain = Abstain()
+        self.reject_degenerate = RejectDegenerate()
         self.resolve_citations = ResolveCitations(CitationRules.from_settings(settings))
         self.check_support = CheckSupport(support)
         self.record = Record(conversations, query_log)
@@ -230,9 +232,12 @@ class AnswerPipeline:
             abstained = bool(decision) and decision[0].refuse
             said_nothing = error is None and (not text.strip() or says_not_covered(text))
             refused = given.mode == "none" or abstained or said_nothing or (error is None and is_refusal(text))
+            degenerate = None if refused else self.reject_degenerate.run(text, error)
             support: list[SentenceSupport] = []  # checked only for an answer from the evidence
             uncovered: str | None = None
-            if refused:
+            if degenerate:
+                answer_text, citations, refused = message(lang, "degenerate"), [], True
+            elif refused:
                 answer_text, citations = refusal, []
             elif error and not text.strip():
                 answer_text, citations = message(lang, "model_failed", error=error), []
@@ -263,6 +268,7 @@ class AnswerPipeline:
                 given=given,
                 candidates=retrieval.candidates,
                 memory_used=given.memory,
+                degenerate=degenerate,
                 language=lang,
             )
             return self.record.run(answer)
@@ -336,7 +342,10 @@ class AnswerPipeline:
             support: list[SentenceSupport] = []
             citations = []
             refused = False
-            if scope.clarify is not None:
+            degenerate = None if scope.clarify is not None else self.reject_degenerate.run(text, error)
+            if degenerate:
+                answer_text, refused = message(lang, "degenerate"), True
+            elif scope.clarify is not None:
                 answer_text = scope.clarify
             elif error and not text.strip():
                 answer_text = message(lang, "model_failed", error=error)
@@ -364,6 +373,7 @@ class AnswerPipeline:
                 error=error,
                 incomplete=error is not None and bool(text.strip()),
                 given=shown,
+                degenerate=degenerate,
                 language=lang,
             )
             return self.record.run(answer)

@@ -34,6 +34,7 @@ from rag.answerability import Abstention, Strictness, decide
 from rag.citations import CitationRules, resolve_citations, uncite_unsupported
 from rag.context_budget import fit_hits, source_budget
 from rag.conversations import ConversationStore
+from rag.degenerate import degeneration
 from rag.evidence import Embed, EvidencePicker
 from rag.guardrails import Guardrails
 from rag.navigation import is_navigation
@@ -254,6 +255,15 @@ class Abstain:
     ) -> Abstention:
         best_dense = max((h.scores.dense or 0.0 for h in retrieval.hits), default=0.0)
         return decide(reply, question, given.hits, best_dense, model_label, strictness)
+
+
+class RejectDegenerate:
+    """After generation: a reply that is not an answer (mostly whitespace, markers without text, a
+    loop; rag/degenerate.py) is refused with a notice, never shown with its citations."""
+
+    def run(self, text: str, error: str | None) -> str | None:
+        """Why the reply is degenerate, or None. A reply cut off by an error is judged by the error."""
+        return None if error is not None else degeneration(text).reason
 
 
 class ResolveCitations:
