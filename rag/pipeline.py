@@ -207,7 +207,7 @@ class AnswerPipeline:
         if stopped is not None:
             return self._stopped(question, options.session_id, stopped, started, timings, lang)
         if self.note_facts.applies(question):
-            return self._noted(question, options.session_id, started, timings)
+            return self._noted(question, options.session_id, started, timings, lang)
         route = self.route.run(question, timings) if self.route is not None else None
         if route is not None and self.route.sure(route):
             return self._about_documents(question, route, options, started, timings, queue, lang)
@@ -459,7 +459,7 @@ class AnswerPipeline:
 
         return AnswerStream(question, iter([outcome.message]), finish, guardrail=outcome)
 
-    def _noted(self, message: str, session_id: str | None, started: float, timings: Timings) -> AnswerStream:
+    def _noted(self, message: str, session_id: str | None, started: float, timings: Timings, lang: str) -> AnswerStream:
         """The memory graph runs as the stream is read; its note is the reply."""
         outcome = MemoryOutcome()
 
@@ -484,6 +484,7 @@ class AnswerPipeline:
                 timings_ms=timings,
                 models=self._models(),
                 error=error,
+                language=lang,
             )
             return self.record.run(answer)
 
