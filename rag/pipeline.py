@@ -4,8 +4,9 @@ guard → (a message that only states facts → note facts) → route (a request
 scope → the documents whole, or summarised section by section → the answer; rag/document_stages.py)
 → rewrite → retrieve (+ rerank) → select
 evidence → decide answerability → build prompt → generate (streamed; the reply's hidden first line
-decides answer or abstain before any of it is shown) → resolve citations → check support → assemble
-→ record.
+decides answer or abstain before any of it is shown) → reject a degenerate reply → resolve citations →
+check support → assemble → record. The question's language, detected first, is the answer's and the
+notices'.
 
 Everything up to the prompt runs when `ask` is called; generation runs as the caller reads
 `AnswerStream.tokens()`, and the stages after it run when the stream ends. The memory pass after an
