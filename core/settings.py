@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from core.language import DEFAULT_LANGUAGE, LANGUAGES
 from core.users import user_name
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -297,6 +298,28 @@ class AnsweringSettings(BaseModel):
     citation_snippet_chars: int = Field(default=320, ge=40, description="Longest snippet shown for a citation.")
 
 
+class LanguageSettings(BaseModel):
+    """Languages: which one a question or a chunk is written in (core/language.py).
+
+    The answer is given in the question's language, and BM25 stems each chunk with its own
+    language's stemmer."""
+
+    languages: list[str] = Field(
+        default=list(LANGUAGES),
+        description="ISO 639-1 codes the detector chooses among (fewer candidates: fewer mistakes on short "
+        "questions; bench/language_detection.py measures it).",
+    )
+    default_language: str = Field(
+        default=DEFAULT_LANGUAGE, description="The language of a text too short or too unclear to tell."
+    )
+    language_min_confidence: float = Field(
+        default=0.4,
+        ge=0.0,
+        le=1.0,
+        description="The detector's normalised probability below which a text gets the default language.",
+    )
+
+
 class DocumentRequestSettings(BaseModel):
     """Requests about a whole document (an overview, a summary, key points): how they are recognised
     and answered (rag/router.py, rag/whole_document.py)."""
@@ -440,6 +463,7 @@ SETTING_GROUPS: tuple[type[BaseModel], ...] = (
     IngestionSettings,
     RetrievalSettings,
     AnsweringSettings,
+    LanguageSettings,
     DocumentRequestSettings,
     TrustSettings,
     MemorySettings,

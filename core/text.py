@@ -2,8 +2,10 @@
 
 Terms for BM25: the same function tokenizes chunks at ingest and queries at search time.
 
-Case, accents and punctuation are folded away ("Café," → "cafe"); words are stemmed (Snowball,
-English) so "limitations" finds "limitation"; numbers and codes stay whole and are also split into
+Case, accents and punctuation are folded away ("Café," → "cafe"); words are stemmed (Snowball, in
+the text's language: English unless told otherwise) so "limitations" finds "limitation" and
+"logements" finds "logement"; English stop words are dropped from English text only (BM25's IDF
+weighs down the function words of other languages); numbers and codes stay whole and are also split into
 their parts, so "$50M" matches "50M" and "50 million", "Q4 2025" matches "Q4", "v2.3" matches
 "version 2.3", and "1,000" matches "1000".
 """
@@ -15,6 +17,8 @@ import unicodedata
 from functools import lru_cache
 
 import Stemmer
+
+from core.language import stemmer_algorithm
 
 # Runs of letters/digits, joined by '.', ',', '-', '/' or "'" only *inside* the run ("v2.3", "1,000",
 # "covid-19"); a currency or percent sign is dropped by the fold below.
@@ -30,13 +34,19 @@ STOPWORDS = frozenset(
     same too very s t just don now""".split()
 )
 
-# PyStemmer (the Snowball C library): nltk's pure-Python stemmer takes ~4 s just to import.
-_stemmer = Stemmer.Stemmer("english")
+
+@lru_cache(maxsize=64)
+def _stemmer(lang: str) -> Stemmer.Stemmer | None:
+    """PyStemmer (the Snowball C library; nltk's pure-Python stemmer takes ~4 s just to import) for
+    this language, or None for a language Snowball has no stemmer for."""
+    algorithm = stemmer_algorithm(lang)
+    return Stemmer.Stemmer(algorithm) if algorithm else None
 
 
 @lru_cache(maxsize=262_144)
-def _stem(word: str) -> str:
-    return _stemmer.stemWord(word)
+def _stem(word: str, lang: str) -> str:
+    stemmer = _stemmer(lang)
+    return stemmer.stemWord(word) if stemmer is not None else word
 
 
 @lru_cache(maxsize=262_144)
@@ -46,20 +56,22 @@ def _fold(text: str) -> str:
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
-def tokenize(text: str) -> list[str]:
+def tokenize(text: str, lang: str = "en") -> list[str]:
+    """BM25 terms of `text`, written in `lang` (ISO 639-1)."""
+    stop = STOPWORDS if lang == "en" else frozenset()
     terms: list[str] = []
     for match in _RAW.finditer(text):
         raw = _THOUSANDS.sub("", _fold(match.group()))
         parts = _PARTS.findall(raw)
         if len(parts) == 1 and parts[0] == raw:
-            if raw.isdigit() or raw not in STOPWORDS:
-                terms.append(raw if raw[0].isdigit() else _stem(raw))
+            if raw.isdigit() or raw not in stop:
+                terms.append(raw if raw[0].isdigit() else _stem(raw, lang))
             continue
         # A compound ("q4", "v2.3", "covid-19", "50m"): keep it whole, and add its meaningful parts.
         terms.append(raw.replace("_", ""))
         for part in parts:
-            if part[0].isdigit() or (len(part) > 1 and part not in STOPWORDS):
-                terms.append(part if part[0].isdigit() else _stem(part))
+            if part[0].isdigit() or (len(part) > 1 and part not in stop):
+                terms.append(part if part[0].isdigit() else _stem(part, lang))
     return terms
 
 

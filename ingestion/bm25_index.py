@@ -18,6 +18,11 @@ the previous writer left; a reader never writes, and reloads when the manifest w
 that finds a file gone between reading the manifest and loading it (a writer committed meanwhile)
 reads the new manifest and loads again.
 
+Each row keeps its chunk's language (detected at ingest) and was tokenized with that language's
+stemmer; a query is tokenized for its own language and for every language the live rows hold, and
+the union of those terms is searched. An English-only index and an English query give exactly the
+terms they always did. Segments written before languages were kept read as English.
+
 Why not rank-bm25 or bm25s: both index a fixed corpus (an add or delete rebuilds everything), and
 rank-bm25 scores with a Python loop over every document; bench/retrieval.py measures all three.
 """
@@ -29,7 +34,7 @@ import os
 import threading
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -50,11 +55,22 @@ class Segment:
     doc_ids: np.ndarray
     hashes: np.ndarray
     alive: np.ndarray  # bool per row
+    langs: np.ndarray  # the language each row was tokenized for (ISO 639-1)
     mask_file: str = ""  # where `alive` is saved; empty until the next commit writes it
+    _languages: frozenset[str] = field(default=frozenset(), repr=False)
+    _languages_for: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def live_count(self) -> int:
         return int(self.alive.sum())
+
+    def languages(self) -> frozenset[str]:
+        """The languages of the live rows, cached until `alive` is replaced (it is never edited in
+        place): a search needs them, and np.unique over 100k rows takes ~13 ms."""
+        if self._languages_for is not self.alive:
+            self._languages = frozenset(str(lang) for lang in np.unique(self.langs[self.alive]))
+            self._languages_for = self.alive
+        return self._languages
 
 
 class BM25Index:
@@ -85,11 +101,14 @@ class BM25Index:
         with self._lock:
             return {str(cid) for s in self._segments for cid in s.chunk_ids[s.alive]}
 
-    def search(self, query: str, k: int) -> list[tuple[str, float]]:
-        """The k best (chunk_id, score) pairs, best first; chunks sharing no term are not returned."""
-        term_ids = sorted({self._terms[t] for t in tokenize(query) if t in self._terms})
+    def search(self, query: str, k: int, query_lang: str | None = None) -> list[tuple[str, float]]:
+        """The k best (chunk_id, score) pairs, best first; chunks sharing no term are not returned. The
+        query is tokenized for `query_lang` and for each language the index holds."""
         with self._lock:
             segments = list(self._segments)
+        langs = {lang for s in segments for lang in s.languages()} | ({query_lang} if query_lang else set())
+        terms = {t for lang in sorted(langs or {"en"}) for t in tokenize(query, lang)}
+        term_ids = sorted({self._terms[t] for t in terms if t in self._terms})
         total = sum(s.live_count for s in segments)
         if not term_ids or total == 0:
             return []
@@ -115,11 +134,20 @@ class BM25Index:
         return [(chunk_id, score) for score, chunk_id in results[:k]]
 
     # ---- writing -------------------------------------------------------------------------------
-    def add(self, chunk_ids: list[str], texts: list[str], doc_ids: list[str], hashes: list[str]) -> None:
-        """Index new chunks as one segment. Re-adding a chunk id replaces the old row."""
+    def add(
+        self,
+        chunk_ids: list[str],
+        texts: list[str],
+        doc_ids: list[str],
+        hashes: list[str],
+        langs: list[str] | None = None,
+    ) -> None:
+        """Index new chunks as one segment, each tokenized for its language (`langs`, English when
+        None). Re-adding a chunk id replaces the old row."""
         if not chunk_ids:
             return
-        tokenized = [tokenize(text) for text in texts]
+        langs = langs or ["en"] * len(chunk_ids)
+        tokenized = [tokenize(text, lang) for text, lang in zip(texts, langs, strict=True)]
         self.directory.mkdir(parents=True, exist_ok=True)
         with self._lock:
             vocab_before = len(self._vocab)
@@ -147,6 +175,7 @@ class BM25Index:
                     doc_ids=np.array(doc_ids),
                     hashes=np.array(hashes),
                     alive=np.ones(len(chunk_ids), dtype=bool),
+                    langs=np.array(langs),
                 )
             )
             self._merge_small_segments()
@@ -208,6 +237,7 @@ class BM25Index:
             doc_ids=np.concatenate([s.doc_ids[s.alive] for s in merging]),
             hashes=np.concatenate([s.hashes[s.alive] for s in merging]),
             alive=np.ones(sum(s.live_count for s in merging), dtype=bool),
+            langs=np.concatenate([s.langs[s.alive] for s in merging]),
         )
         names = {s.name for s in merging}
         self._segments = [s for s in self._segments if s.name not in names] + [merged]
@@ -245,6 +275,7 @@ class BM25Index:
                     chunk_ids=segment.chunk_ids,
                     doc_ids=segment.doc_ids,
                     hashes=segment.hashes,
+                    langs=segment.langs,
                 )
             if not segment.mask_file:
                 segment.mask_file = f"{segment.name}.{uuid.uuid4().hex[:8]}.alive.npy"
@@ -313,6 +344,7 @@ class BM25Index:
                         chunk_ids=data["chunk_ids"],
                         doc_ids=data["doc_ids"],
                         hashes=data["hashes"],
+                        langs=data["langs"] if "langs" in data.files else np.full(len(data["chunk_ids"]), "en"),
                         alive=np.load(self.directory / entry["mask"]),
                         mask_file=entry["mask"],
                     )

@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from core.language import LanguageDetector
 from core.schemas import Chunk, ChunkKind, Document, FileType, Page
 
 # Bumped when the rules change what chunks a document gets; recorded in the index manifest.
@@ -143,10 +144,19 @@ class ChunkSource:
 
 
 def chunk_page(
-    owner: ChunkSource, page: Page, chunk_size: int, chunk_overlap: int, first_index: int = 0
+    owner: ChunkSource,
+    page: Page,
+    chunk_size: int,
+    chunk_overlap: int,
+    first_index: int = 0,
+    detector: LanguageDetector | None = None,
 ) -> list[Chunk]:
-    """The chunks of one page; chunk_index continues from first_index across a document."""
+    """The chunks of one page; chunk_index continues from first_index across a document. Each chunk
+    carries its language (`detector`'s, the default one's when None); a chunk too short to tell
+    (a heading, a row of figures) takes its page's."""
     splitter = _splitter(chunk_size, chunk_overlap)
+    detect = detector or _default_detector()
+    page_lang = detect(page.text)
     sections = markdown_sections(page.text) if owner.file_type == "md" else [Section(0, page.text)]
     chunks: list[Chunk] = []
 
@@ -170,6 +180,7 @@ def chunk_page(
                 kind=section.kind,
                 line_start=first_line,
                 line_end=None if first_line is None else first_line + piece.rstrip("\n").count("\n"),
+                lang=detect(piece, fallback=page_lang),
             )
         )
 
@@ -186,6 +197,11 @@ def chunk_page(
                 cursor = local + 1
                 add(section.start + block_start + local, piece, section)
     return chunks
+
+
+@lru_cache(maxsize=1)
+def _default_detector() -> LanguageDetector:
+    return LanguageDetector()
 
 
 def chunk_document(document: Document, chunk_size: int, chunk_overlap: int) -> list[Chunk]:

@@ -26,6 +26,7 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
+from core.language import LanguageDetector
 from core.schemas import (
     Chunk,
     DocumentRecord,
@@ -96,6 +97,7 @@ class Indexer:
         self._bm25 = bm25
         self._registry = registry
         self._ocr = ocr
+        self._detector = LanguageDetector.from_settings(settings)
         self._redactor: Redactor | None = None
         self._write_lock = threading.Lock()
 
@@ -300,6 +302,7 @@ class Indexer:
         batch = _PageBatch()
         keyword_ids: list[str] = []
         keyword_texts: list[str] = []
+        keyword_langs: list[str] = []
         no_text: list[int] = []
         ocr_read: list[int] = []
         redactions = 0
@@ -316,6 +319,7 @@ class Indexer:
                 self._store.add(batch.chunks, vectors)
                 keyword_ids.extend(c.chunk_id for c in batch.chunks)
                 keyword_texts.extend(c.text for c in batch.chunks)
+                keyword_langs.extend(c.lang for c in batch.chunks)
             self._registry.add_pages(doc_id, version, batch.pages, batch.redactions)
             batch.chunks, batch.pages, batch.redactions = [], [], []
 
@@ -341,7 +345,9 @@ class Indexer:
         if not keyword_ids:
             raise ParseError(no_text_message(no_text, self._ocr) if no_text else "the file holds no text")
         report("adding to the keyword index")
-        self._bm25.add(keyword_ids, keyword_texts, [doc_id] * len(keyword_ids), [version] * len(keyword_ids))
+        self._bm25.add(
+            keyword_ids, keyword_texts, [doc_id] * len(keyword_ids), [version] * len(keyword_ids), keyword_langs
+        )
         if cancel.is_set():
             raise IngestCancelled
         pages = total if parsed.file_type == "pdf" else None  # TXT/MD have no pages
@@ -450,7 +456,9 @@ class Indexer:
         owner = ChunkSource(record.doc_id, record.content_hash, record.source, record.file_type)
         chunks: list[Chunk] = []
         for page in self._registry.pages(record.doc_id, record.content_hash):
-            chunks += chunk_page(owner, page, self._settings.chunk_size, self._settings.chunk_overlap, len(chunks))
+            chunks += chunk_page(
+                owner, page, self._settings.chunk_size, self._settings.chunk_overlap, len(chunks), self._detector
+            )
         step = max(self._settings.ingest_batch, 1)
         for begin in range(0, len(chunks), step):
             part = chunks[begin : begin + step]
@@ -472,6 +480,7 @@ class Indexer:
             [c.text for c in chunks],
             [c.doc_id for c in chunks],
             [c.content_hash for c in chunks],
+            [c.lang for c in chunks],
         )
 
 
@@ -485,6 +494,7 @@ def _pages_ahead(
     """(page, its chunks, its redactions), read and chunked by a worker thread at most QUEUE_PAGES
     ahead of the consumer. PDFium and the ONNX runtime release the GIL, so reading overlaps embedding."""
     owner = ChunkSource(doc_id_for(parsed.source), parsed.content_hash, parsed.source, parsed.file_type)
+    detector = LanguageDetector.from_settings(settings)
     ahead: queue.Queue[object] = queue.Queue(maxsize=QUEUE_PAGES)
     stop = threading.Event()
 
@@ -507,7 +517,7 @@ def _pages_ahead(
                 if redactor is not None and page.text:
                     text, found = redactor.redact(page.text, page.number)
                     page = page.model_copy(update={"text": text})
-                chunks = chunk_page(owner, page, settings.chunk_size, settings.chunk_overlap, count)
+                chunks = chunk_page(owner, page, settings.chunk_size, settings.chunk_overlap, count, detector)
                 count += len(chunks)
                 if not put((page, chunks, found)):
                     break

@@ -184,6 +184,7 @@ def _to_metadata(chunk: Chunk) -> dict[str, Any]:
         "char_end": chunk.char_end,
         "heading_path": "\x1f".join(chunk.heading_path),
         "kind": chunk.kind,
+        "lang": chunk.lang,
     }
 
 
@@ -204,4 +205,5 @@ def _from_metadata(chunk_id: str, text: str, meta: dict[str, Any]) -> Chunk:
         kind=meta.get("kind", "text"),
         line_start=meta.get("line_start"),
         line_end=meta.get("line_end"),
+        lang=meta.get("lang", "en"),  # chunks indexed before languages were detected are English
     )

@@ -161,10 +161,11 @@ class Reply:
         part = line[len(MISSING) :].strip().rstrip(".").strip()
         return None if not part or part.upper().startswith(NONE) else part
 
-    def uncovered(self, question: str) -> str | None:
-        """The closing sentence for the part of the question the documents do not cover. A Missing
-        line that is not about the question (most of its words are not the question's) is dropped: a
-        small model sometimes fills it with a phrase of the evidence."""
+    def uncovered(self, question: str, opening: str = UNCOVERED_OPENING) -> str | None:
+        """The closing sentence for the part of the question the documents do not cover, after
+        `opening` (rag/messages.py's, in the question's language). A Missing line that is not about
+        the question (most of its words are not the question's) is dropped: a small model sometimes
+        fills it with a phrase of the evidence."""
         part = self.missing
         if not part:
             return None
@@ -174,7 +175,7 @@ class Reply:
         first, _, rest = part.partition(" ")
         if first.lower() in _LOWER_FIRST:
             part = " ".join(filter(None, [first.lower(), rest]))
-        return f"{UNCOVERED_OPENING} {part}."
+        return f"{opening} {part}."
 
 
 class _PhraseReader:

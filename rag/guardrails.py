@@ -22,12 +22,10 @@ import re
 import unicodedata
 
 from core.schemas import GuardrailOutcome
+from rag.messages import message
 from rag.rate_limit import RateLimiter
 
-INJECTION_MESSAGE = (
-    "I can't change or reveal my instructions, so I won't act on that request. "
-    "Ask me about your documents and I'll answer from them, with sources."
-)
+INJECTION_MESSAGE = message("en", "injection")
 
 # Where an order starts: the start of the text or of a clause, or after a softener ("please", "now",
 # "you must"). "Should operators ignore previous instructions…" does not qualify.
@@ -114,21 +112,19 @@ class Guardrails:
         self._max_chars = max_chars
         self._limiter = limiter
 
-    def check(self, question: str, rate_key: str | None) -> GuardrailOutcome | None:
-        """None when the question may go on; otherwise why not, in words the user can act on."""
+    def check(self, question: str, rate_key: str | None, lang: str = "en") -> GuardrailOutcome | None:
+        """None when the question may go on; otherwise why not, in words the user can act on (in
+        `lang`, the question's language, when rag/messages.py has them)."""
         if len(question) > self._max_chars:
             return GuardrailOutcome(
-                rule="length",
-                message=f"Your question is {len(question):,} characters long; the limit is {self._max_chars:,}. "
-                "Please shorten it and ask again.",
+                rule="length", message=message(lang, "too_long", length=len(question), limit=self._max_chars)
             )
         if looks_like_injection(question):
-            return GuardrailOutcome(rule="injection", message=INJECTION_MESSAGE)
+            return GuardrailOutcome(rule="injection", message=message(lang, "injection"))
         if rate_key is not None and (wait := self._limiter.acquire(rate_key)) is not None:
             return GuardrailOutcome(
                 rule="rate_limit",
-                message=f"That is more than {self._limiter.limit} questions in a minute. "
-                f"Please wait {math.ceil(wait)} s before asking again.",
+                message=message(lang, "rate_limit", limit=self._limiter.limit, wait=math.ceil(wait)),
                 retry_after_s=round(wait, 1),
             )
         return None

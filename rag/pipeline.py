@@ -4,8 +4,9 @@ guard → (a message that only states facts → note facts) → route (a request
 scope → the documents whole, or summarised section by section → the answer; rag/document_stages.py)
 → rewrite → retrieve (+ rerank) → select
 evidence → decide answerability → build prompt → generate (streamed; the reply's hidden first line
-decides answer or abstain before any of it is shown) → resolve citations → check support → assemble
-→ record.
+decides answer or abstain before any of it is shown) → reject a degenerate reply → resolve citations →
+check support → assemble → record. The question's language, detected first, is the answer's and the
+notices'.
 
 Everything up to the prompt runs when `ask` is called; generation runs as the caller reads
 `AnswerStream.tokens()`, and the stages after it run when the stream ends. The memory pass after an
@@ -19,6 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from core.language import LanguageDetector
 from core.schemas import (
     AbstentionScore,
     Answer,
@@ -51,6 +53,7 @@ from rag.document_stages import (
 )
 from rag.evidence import Embed
 from rag.guardrails import Guardrails
+from rag.messages import message
 from rag.query_log import QueryLog
 from rag.retriever import HybridRetriever
 from rag.router import Route
@@ -64,6 +67,7 @@ from rag.stages import (
     MemoryPort,
     NoteFacts,
     Record,
+    RejectDegenerate,
     ResolveCitations,
     Retrieve,
     Rewrite,
@@ -116,8 +120,10 @@ class AnswerStream:
         finish: Finish,
         messages: list[ChatMessage] | None = None,
         guardrail: GuardrailOutcome | None = None,
+        refusal: str = REFUSAL_TEXT,
     ) -> None:
         self.question = question
+        self._refusal = refusal  # the refusal in the question's language, when no model runs
         self.messages = messages or []  # the prompt sent to the model; empty when it was not asked
         self.guardrail = guardrail  # set when a guardrail stopped the question: show a notice, not a stream
         self._source = token_source
@@ -126,8 +132,8 @@ class AnswerStream:
 
     def tokens(self) -> Iterator[str]:
         if self._source is None:
-            self._answer = self._finish(REFUSAL_TEXT, None)
-            yield REFUSAL_TEXT
+            self._answer = self._finish(self._refusal, None)
+            yield self._refusal
             return
         parts: list[str] = []
         error: str | None = None
@@ -178,6 +184,7 @@ class AnswerPipeline:
         self._documents = documents
         self._models = models
         self._memory = memory
+        self.detect_language = LanguageDetector.from_settings(settings)
         self.guard = Guard(guardrails)
         self.note_facts = NoteFacts(memory)
         self.rewrite = Rewrite(llm, conversations, settings)
@@ -187,6 +194,7 @@ class AnswerPipeline:
         self.build_prompt = BuildPrompt()
         self.generate = Generate(llm, settings)
         self.abstain = Abstain()
+        self.reject_degenerate = RejectDegenerate()
         self.resolve_citations = ResolveCitations(CitationRules.from_settings(settings))
         self.check_support = CheckSupport(support)
         self.record = Record(conversations, query_log)
@@ -202,12 +210,13 @@ class AnswerPipeline:
         started = time.perf_counter()
         timings: Timings = {}
         queue = QueueWait(options.on_queued)
-        stopped = self.guard.run(question, options.client_id or options.session_id)
+        lang = self.detect_language(question)
+        stopped = self.guard.run(question, options.client_id or options.session_id, lang)
         timings["guardrails_ms"] = elapsed_ms(started)
         if stopped is not None:
-            return self._stopped(question, options.session_id, stopped, started, timings)
+            return self._stopped(question, options.session_id, stopped, started, timings, lang)
         if self.note_facts.applies(question):
-            return self._noted(question, options.session_id, started, timings)
+            return self._noted(question, options.session_id, started, timings, lang)
         route = self.route.run(question, timings) if self.route is not None else None
         scope: Scope | None = None
         if route is not None and self.route.sure(route):
@@ -215,37 +224,42 @@ class AnswerPipeline:
             # Several documents and none chosen: a request across them ("which document mentions the
             # notice period?") is a search, answered from passages; asked back only if none matches.
             if not scope.several:
-                return self._about_documents(question, route, scope, options, started, timings, queue)
+                return self._about_documents(question, route, scope, options, started, timings, queue, lang)
 
         search_query = self.rewrite.run(question, options.session_id, queue, timings)
         weight = settings.bm25_weight if options.bm25_weight is None else options.bm25_weight
-        retrieval = self.retrieve.run(search_query, options.top_k or settings.top_k, weight, options.rerank)
+        query_lang = lang if search_query == question else self.detect_language(search_query)
+        retrieval = self.retrieve.run(search_query, options.top_k or settings.top_k, weight, options.rerank, query_lang)
         timings["retrieve_ms"] = retrieval.timings_ms.get("search_ms", 0.0)
         if route is not None and self.route.unmatched(route, retrieval):
             # Never refused by the relevance gate: the documents themselves are the evidence.
             scope = scope or self.scope.run(question, options.documents, options.recent_documents)
-            return self._about_documents(question, route, scope, options, started, timings, queue)
+            return self._about_documents(question, route, scope, options, started, timings, queue, lang)
         memory = self._memory.context_for(question) if self._memory is not None else MemoryFacts()
         evidence = self.select_evidence.run(question, search_query, retrieval, memory)
         given = self.decide.run(question, evidence, memory)
 
         reply = Reply()
         decision: list[Abstention] = []  # set by the grounded stream once it has read the phrase line
+        refusal = message(lang, "refusal")
 
         def finish(text: str, error: str | None) -> Answer:
             abstained = bool(decision) and decision[0].refuse
             said_nothing = error is None and (not text.strip() or says_not_covered(text))
             refused = given.mode == "none" or abstained or said_nothing or (error is None and is_refusal(text))
+            degenerate = None if refused else self.reject_degenerate.run(text, error)
             support: list[SentenceSupport] = []  # checked only for an answer from the evidence
             uncovered: str | None = None
-            if refused:
-                answer_text, citations = REFUSAL_TEXT, []
+            if degenerate:
+                answer_text, citations, refused = message(lang, "degenerate"), [], True
+            elif refused:
+                answer_text, citations = refusal, []
             elif error and not text.strip():
-                answer_text, citations = f"The model could not answer: {error}", []
+                answer_text, citations = message(lang, "model_failed", error=error), []
             elif given.mode == "memory":
                 answer_text, citations = text.strip(), []  # memory is context, never a cited source
             else:
-                uncovered = reply.uncovered(question)
+                uncovered = reply.uncovered(question, message(lang, "uncovered"))
                 answer_text, citations = self.resolve_citations.run(text, given, self.generate.constrains())
                 answer_text, citations, support = self.check_support.run(answer_text, citations, given, timings)
                 if uncovered:
@@ -269,19 +283,22 @@ class AnswerPipeline:
                 given=given,
                 candidates=retrieval.candidates,
                 memory_used=given.memory,
+                degenerate=degenerate,
+                language=lang,
             )
             return self.record.run(answer)
 
         if given.mode == "none":
-            return AnswerStream(question, None, finish)
-        messages = self.build_prompt.run(question, search_query, given)
+            return AnswerStream(question, None, finish, refusal=refusal)
+        messages = self.build_prompt.run(question, search_query, given, lang)
         if given.mode == "memory":
-            return AnswerStream(question, self.generate.run(messages, started, timings, queue), finish, messages)
+            stream = self.generate.run(messages, started, timings, queue)
+            return AnswerStream(question, stream, finish, messages, refusal=refusal)
         strictness = options.strictness or settings.strictness
         grounded = self._grounded(
             messages, question, given, retrieval, strictness, reply, decision, started, timings, queue
         )
-        return AnswerStream(question, grounded, finish, messages)
+        return AnswerStream(question, grounded, finish, messages, refusal=refusal)
 
     def _grounded(
         self,
@@ -328,6 +345,7 @@ class AnswerPipeline:
         started: float,
         timings: Timings,
         queue: QueueWait,
+        lang: str,
     ) -> AnswerStream:
         """The documents in scope whole (or their section summaries) as numbered evidence, or the
         question back when the scope is unclear; the answer streams in the form asked for, every
@@ -343,12 +361,15 @@ class AnswerPipeline:
             support: list[SentenceSupport] = []
             citations = []
             refused = False
-            if scope.clarify is not None:
+            degenerate = None if scope.clarify is not None else self.reject_degenerate.run(text, error)
+            if degenerate:
+                answer_text, refused = message(lang, "degenerate"), True
+            elif scope.clarify is not None:
                 answer_text = scope.clarify
             elif error and not text.strip():
-                answer_text = f"The model could not answer: {error}"
+                answer_text = message(lang, "model_failed", error=error)
             elif not text.strip():
-                answer_text, refused = REFUSAL_TEXT, True
+                answer_text, refused = message(lang, "refusal"), True
             else:
                 # Among a whole document's passages a small model often cites a neighbour of the
                 # one that holds the claim: markers are moved to it (rag/citations.py).
@@ -371,6 +392,8 @@ class AnswerPipeline:
                 error=error,
                 incomplete=error is not None and bool(text.strip()),
                 given=shown,
+                degenerate=degenerate,
+                language=lang,
             )
             return self.record.run(answer)
 
@@ -391,7 +414,7 @@ class AnswerPipeline:
             if not hits:  # no text in the documents (a scan without OCR)
                 return
             form = route.form
-            messages = document_messages(question, hits, form, settings.answer_max_sentences)
+            messages = document_messages(question, hits, form, settings.answer_max_sentences, lang)
             ids = list(range(1, len(hits) + 1))
             grammar = document_grammar(ids, form, settings.answer_max_sentences) if self._llm().constrains else None
             sampling = Sampling(
@@ -428,7 +451,13 @@ class AnswerPipeline:
         )
 
     def _stopped(
-        self, question: str, session_id: str | None, outcome: GuardrailOutcome, started: float, timings: Timings
+        self,
+        question: str,
+        session_id: str | None,
+        outcome: GuardrailOutcome,
+        started: float,
+        timings: Timings,
+        lang: str,
     ) -> AnswerStream:
         """A question a guardrail stopped: the notice is the reply, nothing was retrieved or generated."""
 
@@ -441,6 +470,7 @@ class AnswerPipeline:
                 answer=outcome.message,
                 refused=True,
                 guardrail=outcome,
+                language=lang,
                 timings_ms=timings,
                 models=self._models(),
             )
@@ -448,7 +478,7 @@ class AnswerPipeline:
 
         return AnswerStream(question, iter([outcome.message]), finish, guardrail=outcome)
 
-    def _noted(self, message: str, session_id: str | None, started: float, timings: Timings) -> AnswerStream:
+    def _noted(self, message: str, session_id: str | None, started: float, timings: Timings, lang: str) -> AnswerStream:
         """The memory graph runs as the stream is read; its note is the reply."""
         outcome = MemoryOutcome()
 
@@ -473,6 +503,7 @@ class AnswerPipeline:
                 timings_ms=timings,
                 models=self._models(),
                 error=error,
+                language=lang,
             )
             return self.record.run(answer)
 

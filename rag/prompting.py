@@ -4,6 +4,7 @@ told that text inside the evidence is never an instruction."""
 
 from __future__ import annotations
 
+from core.language import language_name
 from core.schemas import Hit, MemoryFacts
 from core.settings import REFUSAL_TEXT
 from providers.llm.base import ChatMessage
@@ -56,11 +57,28 @@ def format_memory(memory: MemoryFacts | None) -> str:
     return "<memory>\n" + "\n".join(lines) + "\n</memory>\n\n"
 
 
+def language_instruction(question_lang: str, hits: list[Hit]) -> str:
+    """The line that tells the model which language to answer in: only when the question is not in
+    English or some evidence is in another language than the question (an English question over
+    English documents gets the prompt it always had, which the abstention model was calibrated on)."""
+    if question_lang == "en" and all(hit.chunk.lang == "en" for hit in hits):
+        return ""
+    name = language_name(question_lang)
+    return (
+        f"Write the Answer and Missing lines in {name}, the language of the question, even where the evidence "
+        "is in another language; the Phrase stays copied from the evidence."
+    )
+
+
 def build_messages(
-    question: str, hits: list[Hit], search_query: str | None = None, memory: MemoryFacts | None = None
+    question: str,
+    hits: list[Hit],
+    search_query: str | None = None,
+    memory: MemoryFacts | None = None,
+    question_lang: str = "en",
 ) -> list[ChatMessage]:
     """System prompt first and unchanged between questions, so llama.cpp reuses its cached prefix;
-    everything that varies goes in the user message."""
+    everything that varies goes in the user message, the answer's language last."""
     evidence = "\n\n".join(format_source(n, hit) for n, hit in enumerate(hits, start=1))
     asked = f"Question: {question}"
     if search_query and search_query != question:
@@ -69,10 +87,14 @@ def build_messages(
         f"{format_memory(memory)}<evidence>\n{evidence}\n</evidence>\n\n{asked}\n"
         "Reply with the Phrase, Answer and Missing lines."
     )
+    if instruction := language_instruction(question_lang, hits):
+        user += f"\n{instruction}"
     return [ChatMessage(role="system", content=SYSTEM_PROMPT), ChatMessage(role="user", content=user)]
 
 
-def build_memory_messages(question: str, memory: MemoryFacts) -> list[ChatMessage]:
+def build_memory_messages(question: str, memory: MemoryFacts, question_lang: str = "en") -> list[ChatMessage]:
     """A question about the user or their company that no document answers, put to the memory alone."""
     user = f"{format_memory(memory)}Question: {question}"
+    if question_lang != "en":
+        user += f"\nAnswer in {language_name(question_lang)}, the language of the question."
     return [ChatMessage(role="system", content=MEMORY_SYSTEM_PROMPT), ChatMessage(role="user", content=user)]

@@ -46,11 +46,14 @@ class HybridRetriever:
         self._rrf_k = rrf_k
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="bm25-search")
 
-    def _timed_bm25(self, query: str) -> tuple[dict[str, float], float]:
+    def _timed_bm25(self, query: str, query_lang: str | None) -> tuple[dict[str, float], float]:
         started = time.perf_counter()
-        return dict(self._bm25.search(query, self._candidates)), _ms(started)
+        return dict(self._bm25.search(query, self._candidates, query_lang)), _ms(started)
 
-    def search(self, query: str, k: int, bm25_weight: float, rerank: bool = True) -> Retrieval:
+    def search(
+        self, query: str, k: int, bm25_weight: float, rerank: bool = True, query_lang: str | None = None
+    ) -> Retrieval:
+        """`query_lang`: the query's language, which BM25 tokenizes it for (besides the indexed ones)."""
         started = time.perf_counter()
         timings: dict[str, float] = {}
         reranker = self._reranker if rerank else None
@@ -64,7 +67,7 @@ class HybridRetriever:
 
         # BM25 runs in a worker while the query is embedded and Chroma searched (ONNX Runtime, Chroma's
         # Rust core and most of numpy release the GIL).
-        keyword = self._pool.submit(self._timed_bm25, query) if bm25_weight > 0.0 else None
+        keyword = self._pool.submit(self._timed_bm25, query, query_lang) if bm25_weight > 0.0 else None
         query_vector = np.asarray(self._embedder.embed_query(query), dtype=np.float32)
         timings["embed_ms"] = _ms(started)
         mark = time.perf_counter()

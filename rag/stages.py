@@ -34,6 +34,7 @@ from rag.answerability import Abstention, Strictness, decide
 from rag.citations import CitationRules, resolve_citations, uncite_unsupported
 from rag.context_budget import fit_hits, source_budget
 from rag.conversations import ConversationStore
+from rag.degenerate import degeneration
 from rag.evidence import Embed, EvidencePicker
 from rag.guardrails import Guardrails
 from rag.navigation import is_navigation
@@ -75,8 +76,8 @@ class Guard:
     def __init__(self, guardrails: Guardrails) -> None:
         self._guardrails = guardrails
 
-    def run(self, question: str, rate_key: str | None) -> GuardrailOutcome | None:
-        return self._guardrails.check(question, rate_key)
+    def run(self, question: str, rate_key: str | None, lang: str = "en") -> GuardrailOutcome | None:
+        return self._guardrails.check(question, rate_key, lang)
 
 
 class Rewrite:
@@ -112,8 +113,8 @@ class Retrieve:
     def __init__(self, retriever: HybridRetriever) -> None:
         self._retriever = retriever
 
-    def run(self, query: str, top_k: int, bm25_weight: float, rerank: bool) -> Retrieval:
-        retrieval = self._retriever.search(query, top_k, bm25_weight, rerank)
+    def run(self, query: str, top_k: int, bm25_weight: float, rerank: bool, lang: str | None = None) -> Retrieval:
+        retrieval = self._retriever.search(query, top_k, bm25_weight, rerank, lang)
         hits = [hit for hit in retrieval.candidates if not is_navigation(hit.chunk.text)][:top_k]
         return retrieval.model_copy(update={"hits": hits})
 
@@ -174,12 +175,13 @@ class DecideAnswerability:
 
 
 class BuildPrompt:
-    """The messages for the model: the system prompt never changes (llama.cpp reuses its cache)."""
+    """The messages for the model: the system prompt never changes (llama.cpp reuses its cache); the
+    user message names the language to answer in when it is not plain English."""
 
-    def run(self, question: str, search_query: str, given: Given) -> list[ChatMessage]:
+    def run(self, question: str, search_query: str, given: Given, lang: str = "en") -> list[ChatMessage]:
         if given.mode == "memory":
-            return build_memory_messages(question, given.memory)
-        return build_messages(question, given.hits, search_query, given.memory)
+            return build_memory_messages(question, given.memory, lang)
+        return build_messages(question, given.hits, search_query, given.memory, lang)
 
 
 class Generate:
@@ -293,6 +295,15 @@ class Abstain:
     ) -> Abstention:
         best_dense = max((h.scores.dense or 0.0 for h in retrieval.hits), default=0.0)
         return decide(reply, question, given.hits, best_dense, model_label, strictness)
+
+
+class RejectDegenerate:
+    """After generation: a reply that is not an answer (mostly whitespace, markers without text, a
+    loop; rag/degenerate.py) is refused with a notice, never shown with its citations."""
+
+    def run(self, text: str, error: str | None) -> str | None:
+        """Why the reply is degenerate, or None. A reply cut off by an error is judged by the error."""
+        return None if error is not None else degeneration(text).reason
 
 
 class ResolveCitations:

@@ -20,6 +20,7 @@ from contextlib import closing
 from pathlib import Path
 from typing import Protocol
 
+from core.language import language_name
 from core.schemas import Chunk, DocumentRecord, Hit, Page, Scores
 from core.sqlite_db import SQLiteTables
 from core.text import estimate_tokens
@@ -138,9 +139,13 @@ def sentence_limit(form: Form, max_sentences: int) -> int:
     return max_sentences
 
 
-def document_messages(request: str, hits: list[Hit], form: Form, max_sentences: int) -> list[ChatMessage]:
+def document_messages(
+    request: str, hits: list[Hit], form: Form, max_sentences: int, request_lang: str = "en"
+) -> list[ChatMessage]:
     evidence = "\n\n".join(format_source(n, hit) for n, hit in enumerate(hits, start=1))
     user = f"<evidence>\n{evidence}\n</evidence>\n\nRequest: {request}\n{form_instruction(form, max_sentences)}"
+    if request_lang != "en" or any(hit.chunk.lang != request_lang for hit in hits):
+        user += f"\nWrite in {language_name(request_lang)}, the language of the request."
     return [ChatMessage(role="system", content=DOCUMENT_SYSTEM_PROMPT), ChatMessage(role="user", content=user)]
 
 

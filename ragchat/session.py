@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from functools import cached_property
 from pathlib import Path
 
+from core.language import LanguageDetector
 from core.schemas import (
     Answer,
     Chunk,
@@ -163,7 +164,8 @@ class Session:
     ) -> Retrieval:
         self.document_index.require_current()
         weight = self.settings.bm25_weight if bm25_weight is None else bm25_weight
-        return self.document_index.retriever.search(query, k or self.settings.top_k, weight, rerank)
+        lang = LanguageDetector.from_settings(self.settings)(query)
+        return self.document_index.retriever.search(query, k or self.settings.top_k, weight, rerank, lang)
 
     # ---- questions ------------------------------------------------------------------------------
     @cached_property

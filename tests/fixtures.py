@@ -97,3 +97,18 @@ def scanned_pdf_bytes(lines: list[str], blank_pages: int = 0) -> bytes:
 def sqlite_bytes(db: Path) -> bytes:
     """The raw bytes of a SQLite file and any journal or WAL beside it: what a disk image would hold."""
     return b"".join(path.read_bytes() for path in sorted(db.parent.glob(db.name + "*")))
+
+
+FRENCH_MINUTES = Path(__file__).parent / "fixtures" / "fr_minutes.txt"
+
+
+def write_french_minutes_pdf(path: Path) -> Path:
+    """A 2-page French PDF: the minutes of a municipal demolition committee (public minutes, the text
+    of shared/data/pdfs/fr_2023-06-20-PV_tagged.pdf; pages split at the form feed)."""
+    pdf = FPDF()
+    pdf.set_font("Helvetica", size=11)
+    for page in FRENCH_MINUTES.read_text(encoding="utf-8").split("\f"):
+        pdf.add_page()
+        pdf.multi_cell(0, 6, page.strip())
+    pdf.output(str(path))
+    return path

@@ -129,6 +129,14 @@ class Answer(BaseModel):
         default=None,
         description="A partial answer's closing sentence: the part of the question the documents do not cover.",
     )
+    degenerate: str | None = Field(
+        default=None,
+        description="Why the model's reply was not shown (only whitespace, citation marks without text, a loop): "
+        "the answer is then a notice, refused and uncited.",
+    )
+    language: str = Field(
+        default="en", description="The question's language (ISO 639-1): the answer and the notices are in it."
+    )
     support: list[SentenceSupport] = Field(
         default_factory=list, description="Each checked sentence of the answer and whether its sources support it."
     )

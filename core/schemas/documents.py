@@ -61,6 +61,9 @@ class Chunk(BaseModel):
     kind: ChunkKind = Field(default="text", description="code: a whole fenced code block, verbatim.")
     line_start: int | None = Field(default=None, description="TXT/Markdown: 1-based first line of the chunk.")
     line_end: int | None = Field(default=None, description="TXT/Markdown: its last line.")
+    lang: str = Field(
+        default="en", description="The chunk's language (ISO 639-1), detected at ingest; BM25 stems it for that."
+    )
 
     @property
     def locator(self) -> str:

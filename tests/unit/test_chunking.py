@@ -155,3 +155,21 @@ def test_locate_tolerates_whitespace_changes() -> None:
     haystack = "alpha beta\n\ngamma   delta epsilon"
     assert locate(haystack, "gamma delta", 0) == haystack.index("gamma")
     assert locate(haystack, "beta", 0) == haystack.index("beta")
+
+
+def test_each_chunk_carries_its_language_and_a_short_one_takes_its_pages() -> None:
+    french = (
+        "# Procès-verbal\n\n"
+        + "Le comité approuve la demande de démolition partielle du bâtiment situé boulevard Sainte-Adèle. " * 12
+        + "\n\n# 43\n\n"
+        + "The committee approved the request without any opposition from the public. " * 12
+    )
+    chunks = chunk_document(_document("md", [Page(number=0, text=french)]), 60, 0)
+    by_heading = {c.heading_path[-1]: c.lang for c in chunks if c.kind == "text"}
+    assert by_heading["Procès-verbal"] == "fr"
+    english = [c for c in chunks if c.heading_path == ["43"]]
+    assert english and all(c.lang == "en" for c in english)
+    # A chunk that says too little to tell ("43 %") takes its page's language, not the default (en).
+    page = "Le comité approuve la demande de démolition partielle du bâtiment. " * 6 + "\n\n# Total\n\n43 %"
+    figure = chunk_document(_document("md", [Page(number=0, text=page)]), 60, 0)[-1]
+    assert figure.text.strip().endswith("43 %") and len(figure.text) < 20 and figure.lang == "fr"

@@ -1,0 +1,63 @@
+"""What the assistant says itself (refusals, notices), in the asker's language.
+
+Keyed by ISO 639-1 code (core/language.py detects it); a language without an entry, or a key
+without a translation, falls back to English. The English texts are the ones the rest of the code
+and the tests have always used (REFUSAL_TEXT, INJECTION_MESSAGE, "The documents do not say").
+"""
+
+from __future__ import annotations
+
+from core.settings import REFUSAL_TEXT
+
+ENGLISH = "en"
+
+MESSAGES: dict[str, dict[str, str]] = {
+    "en": {
+        "refusal": REFUSAL_TEXT,
+        "model_failed": "The model could not answer: {error}",
+        "degenerate": "The model's reply was not a usable answer (it held no text, only citation marks or "
+        "repeated characters), so it is not shown. Please ask again, perhaps in other words.",
+        "uncovered": "The documents do not say",
+        "too_long": "Your question is {length:,} characters long; the limit is {limit:,}. "
+        "Please shorten it and ask again.",
+        "injection": "I can't change or reveal my instructions, so I won't act on that request. "
+        "Ask me about your documents and I'll answer from them, with sources.",
+        "rate_limit": "That is more than {limit} questions in a minute. Please wait {wait} s before asking again.",
+    },
+    "fr": {
+        "refusal": "Je n'ai pas assez d'informations dans les documents chargés pour répondre à cette question.",
+        "model_failed": "Le modèle n'a pas pu répondre : {error}",
+        "degenerate": "La réponse du modèle n'était pas utilisable (aucun texte, seulement des renvois ou des "
+        "caractères répétés) : elle n'est pas affichée. Reposez la question, si possible autrement.",
+        "uncovered": "Les documents ne précisent pas :",
+        "too_long": "Votre question compte {length:,} caractères ; la limite est de {limit:,}. "
+        "Raccourcissez-la et posez-la de nouveau.",
+        "injection": "Je ne peux ni modifier ni révéler mes instructions : je ne donne pas suite à cette demande. "
+        "Posez-moi une question sur vos documents et j'y répondrai à partir d'eux, sources à l'appui.",
+        "rate_limit": "Plus de {limit} questions en une minute. Attendez {wait} s avant de poser la suivante.",
+    },
+    "de": {
+        "refusal": "Die hochgeladenen Dokumente enthalten nicht genug Informationen, um diese Frage zu beantworten.",
+        "model_failed": "Das Modell konnte nicht antworten: {error}",
+        "degenerate": "Die Antwort des Modells war nicht brauchbar (kein Text, nur Quellenverweise oder "
+        "wiederholte Zeichen) und wird nicht angezeigt. Bitte fragen Sie erneut, am besten anders formuliert.",
+        "uncovered": "Die Dokumente sagen nichts über:",
+        "injection": "Ich kann meine Anweisungen weder ändern noch offenlegen und gehe auf diese Bitte nicht ein. "
+        "Fragen Sie mich zu Ihren Dokumenten, und ich antworte daraus, mit Quellen.",
+    },
+    "es": {
+        "refusal": "No tengo suficiente información en los documentos cargados para responder a esta pregunta.",
+        "model_failed": "El modelo no pudo responder: {error}",
+        "degenerate": "La respuesta del modelo no era utilizable (sin texto, solo referencias o caracteres "
+        "repetidos), así que no se muestra. Vuelva a preguntar, quizá con otras palabras.",
+        "uncovered": "Los documentos no dicen:",
+        "injection": "No puedo cambiar ni revelar mis instrucciones, así que no atenderé esa petición. "
+        "Pregúnteme sobre sus documentos y le responderé a partir de ellos, con fuentes.",
+    },
+}
+
+
+def message(lang: str, key: str, **fields: object) -> str:
+    """The message `key` in `lang` (English when it has none), with `fields` filled in."""
+    text = MESSAGES.get(lang, {}).get(key) or MESSAGES[ENGLISH][key]
+    return text.format(**fields) if fields else text
