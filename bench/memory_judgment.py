@@ -121,7 +121,6 @@ def main() -> None:
                 MemoryLog(folder / "log.sqlite"),
                 app.llm,
                 embed,
-                settings.memory_min_confidence,
                 settings.memory_context_tokens,
                 settings.memory_related_similarity,
             )
@@ -177,6 +176,7 @@ def main() -> None:
                 mark = ("✓" if line["matches"] else "✗") + ("" if line["clean"] else " (not clean)")
                 print(f"      {line['target']:7} {mark} {line['line']}")
         summary = _summary(results, args.model)
+        summary["load_average"] = [round(x, 1) for x in os.getloadavg()]
     REPORTS.mkdir(parents=True, exist_ok=True)
     (REPORTS / f"{args.label}.json").write_text(
         json.dumps({"summary": summary, "messages": results}, indent=1, ensure_ascii=False, default=sorted) + "\n",
@@ -233,6 +233,7 @@ def _markdown(summary: dict, args: argparse.Namespace) -> str:
         ("restatement duplicates", summary["restatement_duplicates"]),
         ("secrets stored", summary["secrets_stored"]),
         ("seconds per message (median / p95)", f"{summary['seconds_median']} / {summary['seconds_p95']}"),
+        ("load average at the end (1, 5, 15 min; 2 cores)", summary.get("load_average")),
     ]
     table = "\n".join(f"| {name} | {value} |" for name, value in rows)
     return (

@@ -362,9 +362,6 @@ class MemorySettings(BaseModel):
     """The memory graph and what of USER_MEMORY.md / COMPANY_MEMORY.md goes into prompts."""
 
     memory_enabled: bool = Field(default=True, description="Run the memory graph after each chat turn.")
-    memory_min_confidence: float = Field(
-        default=0.7, ge=0.0, le=1.0, description="The memory model's confidence a fact needs to be written."
-    )
     memory_answer_min_similarity: float = Field(
         default=0.2,
         description="Cosine similarity a first-person question needs to its closest memory entry (and more than to "

@@ -63,14 +63,20 @@ def significant_terms(text: str) -> set[str]:
     return {t for t in tokenize(text) if t not in _LIGHT_TERMS}
 
 
-def slot_of(entry: str) -> str | None:
+def _subject_first(entry: str) -> str:
+    """The entry lowercased, "The user …" read as "user …" (both forms are in memory files)."""
     lowered = entry.strip().lower()
+    return lowered[4:] if lowered.startswith(("the user", "the company")) else lowered
+
+
+def slot_of(entry: str) -> str | None:
+    lowered = _subject_first(entry)
     return next((slot for slot, pattern in _SLOTS.items() if pattern.match(lowered)), None)
 
 
 def slots_replaced_by(entry: str) -> set[str]:
     """The slots whose current entry this new one makes stale."""
-    if _MOVE.match(entry.strip().lower()):
+    if _MOVE.match(_subject_first(entry)):
         return set(_MOVE_REPLACES)
     slot = slot_of(entry)
     return {slot} if slot else set()
