@@ -123,6 +123,7 @@ def main() -> None:
                 embed,
                 settings.memory_context_tokens,
                 settings.memory_related_similarity,
+                settings.memory_gate_threshold,
             )
             started = time.perf_counter()
             outcome = memory.remember(row["message"])

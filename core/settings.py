@@ -362,6 +362,13 @@ class MemorySettings(BaseModel):
     """The memory graph and what of USER_MEMORY.md / COMPANY_MEMORY.md goes into prompts."""
 
     memory_enabled: bool = Field(default=True, description="Run the memory graph after each chat turn.")
+    memory_gate_threshold: float = Field(
+        default=0.3,
+        ge=0.0,
+        le=1.0,
+        description="P(the message holds a lasting fact) from the memory gate (MiniLM vectors) for the memory model "
+        "to read it; low, so that what may be a fact reaches the model.",
+    )
     memory_answer_min_similarity: float = Field(
         default=0.2,
         description="Cosine similarity a first-person question needs to its closest memory entry (and more than to "

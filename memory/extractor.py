@@ -44,6 +44,8 @@ Message: What's the deadline for expense claims?
 {"facts": []}
 Message: For the record, our interns get 25 vacation days a year.
 {"facts": [{"target": "COMPANY", "statement": "The company's interns get 25 vacation days a year."}]}
+Message: The firm's parking permits renew every January.
+{"facts": [{"target": "COMPANY", "statement": "The company's parking permits renew every January."}]}
 Message: Over at Hallberg Marine we invoice customers every quarter.
 {"facts": [{"target": "COMPANY", "statement": "Hallberg Marine invoices customers every quarter."}]}
 Message: Could you make a note that I can't eat gluten?

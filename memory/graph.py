@@ -1,6 +1,7 @@
 """The memory graph (LangGraph): screen → extract → dedup → write.
 
-screen    the secret veto on the whole message (a message holding a secret never reaches the model)
+screen    the secret veto on the whole message (a message holding a secret never reaches the model),
+          then the gate (memory/fact_gate.py): a message that holds no lasting fact costs no model call
 extract   the LLM lists the message's lasting facts as third-person statements, each with its file
           (JSON-schema constrained; memory/extractor.py), each checked: nothing the user did not say,
           third person, no secret
@@ -23,6 +24,7 @@ from core.schemas import MemoryFact, MemoryOutcome, MemorySkip, MemoryWrite
 from core.secrets import find_secret
 from memory.dedup import compare
 from memory.extractor import Rejected, checked, extract
+from memory.fact_gate import FactGate
 from memory.markdown_store import MemoryFile
 from providers.llm.base import LLM
 
@@ -47,7 +49,9 @@ class MemoryGraph:
         embed: Callable[[list[str]], list[list[float]]],
         files: dict[str, MemoryFile],
         related_similarity: float,
+        gate_threshold: float,
     ) -> None:
+        self._gate = FactGate(embed, gate_threshold)
         self._llm_factory = llm_factory
         self._embed = embed
         self._files = files
@@ -72,8 +76,8 @@ class MemoryGraph:
         message = state["message"]
         if secret := find_secret(message):
             return {"screened": False, "skipped": [MemorySkip(text=message[:80], reason=f"it holds {secret}")]}
-        if not message.strip():
-            return {"screened": False, "skipped": [MemorySkip(text="", reason="an empty message")]}
+        if not self._gate.holds_fact(message):
+            return {"screened": False, "skipped": [MemorySkip(text=message[:80], reason="no lasting fact in it")]}
         return {"screened": True}
 
     def _extract(self, state: MemoryState) -> MemoryState:

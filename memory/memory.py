@@ -32,6 +32,7 @@ class Memory:
         embed: Embed,
         context_tokens: int,
         related_similarity: float,
+        gate_threshold: float,
     ) -> None:
         self.files = files
         self._log = log
@@ -39,13 +40,14 @@ class Memory:
         self._embed = embed
         self._context_tokens = context_tokens
         self._related_similarity = related_similarity
+        self._gate_threshold = gate_threshold
         self._vectors: dict[str, np.ndarray] = {}  # entry text → unit vector (entries change rarely)
 
     @cached_property
     def _graph(self) -> MemoryGraph:
         from memory.graph import MemoryGraph  # LangGraph takes ~1.5 s to import: only when a fact is stated
 
-        return MemoryGraph(self._llm_factory, self._embed, self.files, self._related_similarity)
+        return MemoryGraph(self._llm_factory, self._embed, self.files, self._related_similarity, self._gate_threshold)
 
     def facts(self) -> MemoryFacts:
         return MemoryFacts(user=self.files["USER"].entries(), company=self.files["COMPANY"].entries())

@@ -182,6 +182,7 @@ class Session:
             lambda texts: self.app.embedder.embed(texts),
             settings.memory_context_tokens,
             settings.memory_related_similarity,
+            settings.memory_gate_threshold,
         )
 
     @cached_property
