@@ -124,6 +124,7 @@ def main() -> None:
                 settings.memory_context_tokens,
                 settings.memory_related_similarity,
                 settings.memory_gate_threshold,
+                settings.memory_update_similarity,
             )
             started = time.perf_counter()
             outcome = memory.remember(row["message"])

@@ -380,6 +380,13 @@ class MemorySettings(BaseModel):
         le=1.0,
         description="A new fact this close to a stored entry (cosine) is a restatement or an update of it.",
     )
+    memory_update_similarity: float = Field(
+        default=0.5,
+        ge=0.0,
+        le=1.0,
+        description="A new fact this close to a stored entry (cosine), and not settled by memory_related_similarity, "
+        "is put to the memory model beside it: the same fact, a change of it (replaced), or another fact.",
+    )
     memory_context_tokens: int = Field(
         default=200, description="Most tokens of memory entries in a prompt; beyond it, the closest to the question."
     )

@@ -53,6 +53,7 @@ class DedupResult(BaseModel):
     action: Literal["add", "duplicate", "replace"]
     match: str | None = None  # the existing entry it repeats or replaces
     similarity: float = 0.0
+    nearest: str | None = None  # for "add": the closest entry (whose similarity is `similarity`)
 
 
 def normalize(text: str) -> str:
@@ -113,4 +114,4 @@ def compare(
         for index in order:
             if slot_of(existing[int(index)]) in slots:
                 return DedupResult(action="replace", match=existing[int(index)], similarity=float(similarities[index]))
-    return DedupResult(action="add", similarity=best_similarity)
+    return DedupResult(action="add", similarity=best_similarity, nearest=best)

@@ -13,6 +13,7 @@ word, or that holds a secret is dropped, with the reason kept for the reply.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -164,3 +165,48 @@ def _about_user_or_company(statement: str, target: str, message: str) -> bool:
     first = _WORD.match(statement)
     name = first.group() if first else ""
     return target == "COMPANY" and name[:1].isupper() and name.lower() != "the" and name in message
+
+
+RELATION_PROMPT = """Two lines of a memory file about a user or their company. Say whether the NEW line \
+repeats the OLD one ("same"), changes it so that the OLD line is no longer true ("replaces"), or states \
+another fact that stands beside it ("separate").
+
+OLD: The user works in the Bergen office.
+NEW: The user moved to the Trondheim office.
+{"relation": "replaces"}
+OLD: The company holds calls on Zoom.
+NEW: The company uses Zoom for its calls.
+{"relation": "same"}
+OLD: The user's name is Ana.
+NEW: The user works in sales.
+{"relation": "separate"}
+OLD: The company pays suppliers within 30 days.
+NEW: The company pays suppliers within 45 days.
+{"relation": "replaces"}
+OLD: The user prefers short answers.
+NEW: The user wants brief replies.
+{"relation": "same"}
+OLD: The company has 200 employees.
+NEW: The company has a site in Graz.
+{"relation": "separate"}"""
+
+RELATION_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"relation": {"enum": ["same", "replaces", "separate"]}},
+    "required": ["relation"],
+}
+
+
+def relation(llm: LLM, old: str, new: str) -> str:
+    """ "same", "replaces" or "separate": how a new line stands to a stored one on a near subject;
+    "separate" when the model fails (a line added is visible and can be removed, one lost is not)."""
+    messages = [
+        ChatMessage(role="system", content=RELATION_PROMPT),
+        ChatMessage(role="user", content=f"OLD: {old}\nNEW: {new}"),
+    ]
+    try:
+        reply = json.loads(llm.complete_json(messages, RELATION_SCHEMA, max_tokens=16))
+    except (LLMError, ValueError):
+        return "separate"
+    value = reply.get("relation") if isinstance(reply, dict) else None
+    return value if value in ("same", "replaces") else "separate"

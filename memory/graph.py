@@ -5,7 +5,9 @@ screen    the secret veto on the whole message (a message holding a secret never
 extract   the LLM lists the message's lasting facts as third-person statements, each with its file
           (JSON-schema constrained; memory/extractor.py), each checked: nothing the user did not say,
           third person, no secret
-dedup     against the target file's entries: repeat → skip, new value of a known fact → replace
+dedup     against the target file's entries: repeat → skip, new value of a known fact → replace (rules
+          and embeddings, memory/dedup.py); a new line near an entry that the rules did not settle is
+          put to the model beside it: the same fact, a change of it, or another fact
 write     atomic edits of USER_MEMORY.md / COMPANY_MEMORY.md under a file lock; a replaced line goes
           to the file's dated History section
 
@@ -22,8 +24,8 @@ from langgraph.graph import END, START, StateGraph
 
 from core.schemas import MemoryFact, MemoryOutcome, MemorySkip, MemoryWrite
 from core.secrets import find_secret
-from memory.dedup import compare
-from memory.extractor import Rejected, checked, extract
+from memory.dedup import DedupResult, compare
+from memory.extractor import Rejected, checked, extract, relation
 from memory.fact_gate import FactGate
 from memory.markdown_store import MemoryFile
 from providers.llm.base import LLM
@@ -50,12 +52,14 @@ class MemoryGraph:
         files: dict[str, MemoryFile],
         related_similarity: float,
         gate_threshold: float,
+        update_similarity: float,
     ) -> None:
         self._gate = FactGate(embed, gate_threshold)
         self._llm_factory = llm_factory
         self._embed = embed
         self._files = files
         self._related_similarity = related_similarity
+        self._update_similarity = update_similarity
         graph = StateGraph(MemoryState)
         graph.add_node("screen", self._screen)
         graph.add_node("extract", self._extract)
@@ -104,6 +108,12 @@ class MemoryGraph:
         for candidate in state["candidates"]:
             fact = candidate["fact"]
             result = compare(fact.statement, known[fact.target], self._embed, self._related_similarity)
+            if result.action == "add" and result.nearest and result.similarity >= self._update_similarity:
+                judged = relation(self._llm_factory(), result.nearest, fact.statement)
+                if judged == "same":
+                    result = DedupResult(action="duplicate", match=result.nearest, similarity=result.similarity)
+                elif judged == "replaces":
+                    result = DedupResult(action="replace", match=result.nearest, similarity=result.similarity)
             if result.action == "duplicate":
                 skipped.append(MemorySkip(text=fact.statement, reason=f"already remembered: {result.match}"))
                 continue

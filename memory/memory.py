@@ -33,6 +33,7 @@ class Memory:
         context_tokens: int,
         related_similarity: float,
         gate_threshold: float,
+        update_similarity: float,
     ) -> None:
         self.files = files
         self._log = log
@@ -41,6 +42,7 @@ class Memory:
         self._context_tokens = context_tokens
         self._related_similarity = related_similarity
         self._gate_threshold = gate_threshold
+        self._update_similarity = update_similarity
         self._vectors: dict[str, np.ndarray] = {}  # entry text → unit vector (entries change rarely)
 
     @cached_property

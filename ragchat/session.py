@@ -183,6 +183,7 @@ class Session:
             settings.memory_context_tokens,
             settings.memory_related_similarity,
             settings.memory_gate_threshold,
+            settings.memory_update_similarity,
         )
 
     @cached_property
