@@ -49,7 +49,14 @@ class Memory:
     def _graph(self) -> MemoryGraph:
         from memory.graph import MemoryGraph  # LangGraph takes ~1.5 s to import: only when a fact is stated
 
-        return MemoryGraph(self._llm_factory, self._embed, self.files, self._related_similarity, self._gate_threshold)
+        return MemoryGraph(
+            self._llm_factory,
+            self._embed,
+            self.files,
+            self._related_similarity,
+            self._gate_threshold,
+            self._update_similarity,
+        )
 
     def facts(self) -> MemoryFacts:
         return MemoryFacts(user=self.files["USER"].entries(), company=self.files["COMPANY"].entries())
