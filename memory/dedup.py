@@ -83,7 +83,7 @@ def slots_replaced_by(entry: str) -> set[str]:
     return {slot} if slot else set()
 
 
-def _different_slots(new: str, old: str) -> bool:
+def different_slots(new: str, old: str) -> bool:
     """Two facts about different things (a role and a team) both stand, however alike they read."""
     new_slot, old_slot = slot_of(new), slot_of(old)
     return bool(new_slot and old_slot and old_slot not in slots_replaced_by(new))
@@ -108,7 +108,7 @@ def compare(
     if best_similarity >= related_similarity:
         if significant_terms(new) <= significant_terms(best):
             return DedupResult(action="duplicate", match=best, similarity=best_similarity)
-        if not _different_slots(new, best):
+        if not different_slots(new, best):
             return DedupResult(action="replace", match=best, similarity=best_similarity)
     if slots := slots_replaced_by(new):
         for index in order:

@@ -92,6 +92,10 @@ class Rejected(Exception):
     """Nothing from the model's reply is written; the message says why."""
 
 
+class FirstPerson(Rejected):
+    """The statement kept the user's own first-person words."""
+
+
 def extract(llm: LLM, message: str) -> list[MemoryFact]:
     """The model's facts for `message`, as it wrote them (see `checked` before writing one)."""
     messages = [
@@ -140,7 +144,7 @@ def checked(fact: MemoryFact, message: str) -> MemoryFact:
     if invented:
         raise Rejected(f"it names what the message did not say ({', '.join(invented)})")
     if _FIRST_PERSON.search(statement.lower()):
-        raise Rejected("it is not a third-person statement")
+        raise FirstPerson("it is not a third-person statement")
     if not _about_user_or_company(statement, fact.target, message):
         raise Rejected("it is not about you or your company")
     if secret := find_secret(statement):

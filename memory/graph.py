@@ -24,8 +24,8 @@ from langgraph.graph import END, START, StateGraph
 
 from core.schemas import MemoryFact, MemoryOutcome, MemorySkip, MemoryWrite
 from core.secrets import find_secret
-from memory.dedup import DedupResult, compare
-from memory.extractor import Rejected, checked, extract, relation
+from memory.dedup import DedupResult, compare, different_slots
+from memory.extractor import FirstPerson, Rejected, checked, extract, relation
 from memory.fact_gate import FactGate
 from memory.markdown_store import MemoryFile
 from providers.llm.base import LLM
@@ -96,10 +96,22 @@ class MemoryGraph:
         candidates: list[_Candidate] = []
         for fact in facts:
             try:
-                candidates.append({"fact": checked(fact, message), "replaces": None})
+                candidates.append({"fact": self._checked(fact, message), "replaces": None})
             except Rejected as rejected:
                 skipped.append(MemorySkip(text=fact.statement[:80], reason=str(rejected)))
         return {"candidates": candidates, "skipped": skipped}
+
+    def _checked(self, fact: MemoryFact, message: str) -> MemoryFact:
+        """The fact checked against the message; a clause the model copied in the first person (the
+        0.5B does with a message's second fact: "Our company pays salaries on the 25th.") is given
+        back to the model alone, once, to be restated."""
+        try:
+            return checked(fact, message)
+        except FirstPerson:
+            restated = extract(self._llm_factory(), fact.statement)
+            if len(restated) != 1:
+                raise
+            return checked(restated[0], message)
 
     def _dedup(self, state: MemoryState) -> MemoryState:
         kept: list[_Candidate] = []
@@ -108,7 +120,12 @@ class MemoryGraph:
         for candidate in state["candidates"]:
             fact = candidate["fact"]
             result = compare(fact.statement, known[fact.target], self._embed, self._related_similarity)
-            if result.action == "add" and result.nearest and result.similarity >= self._update_similarity:
+            if (
+                result.action == "add"
+                and result.nearest
+                and result.similarity >= self._update_similarity
+                and not different_slots(fact.statement, result.nearest)
+            ):
                 judged = relation(self._llm_factory(), result.nearest, fact.statement)
                 if judged == "same":
                     result = DedupResult(action="duplicate", match=result.nearest, similarity=result.similarity)
