@@ -75,12 +75,28 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sample", type=int, default=0, help="score every k-th message, about N in all")
     parser.add_argument("--model", default="qwen2.5-coder-0.5b", help="the packaged llama.cpp model")
+    parser.add_argument("--half", action="store_true", help="then every other one of those (a subset, ~N/2)")
     parser.add_argument("--label", default="run", help="the report's file name under reports/memory/")
+    parser.add_argument(
+        "--rescore", type=Path, help="only summarise this saved report, on the messages of --like (no model run)"
+    )
+    parser.add_argument("--like", type=Path, help="with --rescore: a report whose messages to keep")
     args = parser.parse_args()
+    if args.rescore:
+        kept = {m["id"] for m in json.loads(args.like.read_text(encoding="utf-8"))["messages"]}
+        saved = json.loads(args.rescore.read_text(encoding="utf-8"))
+        results = [m for m in saved["messages"] if m["id"] in kept]
+        summary = _summary(results, saved["summary"]["model"])
+        REPORTS.mkdir(parents=True, exist_ok=True)
+        (REPORTS / f"{args.label}.md").write_text(_markdown(summary, args), encoding="utf-8")
+        print(_markdown(summary, args))
+        return
     rows = [json.loads(line) for line in DATASET.read_text(encoding="utf-8").splitlines() if line.strip()]
     if args.sample and args.sample < len(rows):
         step = len(rows) / args.sample
         rows = [rows[int(i * step)] for i in range(args.sample)]
+    if args.half:
+        rows = rows[::2]
     with tempfile.TemporaryDirectory() as tmp:
         os.environ.update(RAGCHAT_HOME=str(Path(tmp) / "home"), RAGCHAT_RERANKER_DIR=str(Path(tmp) / "none"))
         from core.settings import get_settings
@@ -223,6 +239,10 @@ def _summary(results: list[dict], model: str) -> dict:
 
 def _markdown(summary: dict, args: argparse.Namespace) -> str:
     command = f"bench/memory_judgment.py --model {args.model} --sample {args.sample} --label {args.label}"
+    if args.half:
+        command += " --half"
+    if args.rescore:
+        command = f"bench/memory_judgment.py --rescore {args.rescore} --like {args.like} --label {args.label}"
     rows = [("messages", summary["messages"])]
     for target in ("USER", "COMPANY"):
         t = summary[target]

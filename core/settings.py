@@ -363,7 +363,7 @@ class MemorySettings(BaseModel):
 
     memory_enabled: bool = Field(default=True, description="Run the memory graph after each chat turn.")
     memory_gate_threshold: float = Field(
-        default=0.3,
+        default=0.4,
         ge=0.0,
         le=1.0,
         description="P(the message holds a lasting fact) from the memory gate (MiniLM vectors) for the memory model "

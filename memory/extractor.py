@@ -38,30 +38,30 @@ in the message's language. Never write I, me, my, we or our. Drop lead-ins (note
 for context, by the way). Keep every name, number, day, time and frequency exactly as written.
 
 Message: hey, I'm Marta and I look after payroll at Fjellstad Transport
-{"facts": [{"target": "USER", "statement": "The user's name is Marta."}, {"target": "USER", "statement": \
-"The user looks after payroll."}, {"target": "COMPANY", "statement": "The company is called Fjellstad \
-Transport."}]}
+{"facts": [{"statement": "The user's name is Marta.", "target": "USER"}, {"statement": "The user looks \
+after payroll.", "target": "USER"}, {"statement": "The company is called Fjellstad Transport.", "target": \
+"COMPANY"}]}
 Message: What's the deadline for expense claims?
 {"facts": []}
 Message: For the record, our interns get 25 vacation days a year.
-{"facts": [{"target": "COMPANY", "statement": "The company's interns get 25 vacation days a year."}]}
+{"facts": [{"statement": "The company's interns get 25 vacation days a year.", "target": "COMPANY"}]}
 Message: The firm's parking permits renew every January.
-{"facts": [{"target": "COMPANY", "statement": "The company's parking permits renew every January."}]}
+{"facts": [{"statement": "The company's parking permits renew every January.", "target": "COMPANY"}]}
 Message: Over at Hallberg Marine we invoice customers every quarter.
-{"facts": [{"target": "COMPANY", "statement": "Hallberg Marine invoices customers every quarter."}]}
+{"facts": [{"statement": "Hallberg Marine invoices customers every quarter.", "target": "COMPANY"}]}
 Message: Could you make a note that I can't eat gluten?
-{"facts": [{"target": "USER", "statement": "The user cannot eat gluten."}]}
+{"facts": [{"statement": "The user cannot eat gluten.", "target": "USER"}]}
 Message: thanks, that helps! long day today
 {"facts": []}
 Message: As the fleet planner, how many trucks may I book per week?
-{"facts": [{"target": "USER", "statement": "The user is the fleet planner."}]}
+{"facts": [{"statement": "The user is the fleet planner.", "target": "USER"}]}
 Message: we might try a four-day week next spring
 {"facts": []}
 Message: I'm in the Leeds office, and please always answer me in Spanish.
-{"facts": [{"target": "USER", "statement": "The user works in the Leeds office."}, {"target": "USER", \
-"statement": "The user wants answers in Spanish."}]}
+{"facts": [{"statement": "The user works in the Leeds office.", "target": "USER"}, {"statement": "The user \
+wants answers in Spanish.", "target": "USER"}]}
 Message: Je travaille à Nantes depuis mars.
-{"facts": [{"target": "USER", "statement": "L'utilisateur travaille à Nantes depuis mars."}]}"""
+{"facts": [{"statement": "L'utilisateur travaille à Nantes depuis mars.", "target": "USER"}]}"""
 
 # Kept to what llama.cpp's JSON-schema grammar, Ollama's `format` and OpenAI's json_schema all accept.
 FACTS_SCHEMA: dict[str, Any] = {
@@ -72,11 +72,12 @@ FACTS_SCHEMA: dict[str, Any] = {
             "maxItems": MAX_FACTS,
             "items": {
                 "type": "object",
+                # The statement first: the model names its subject ("The company …") before it files it.
                 "properties": {
-                    "target": {"enum": ["USER", "COMPANY"]},
                     "statement": {"type": "string"},
+                    "target": {"enum": ["USER", "COMPANY"]},
                 },
-                "required": ["target", "statement"],
+                "required": ["statement", "target"],
             },
         }
     },

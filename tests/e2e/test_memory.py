@@ -41,11 +41,11 @@ def assert_clean(line: str) -> None:
 
 
 def test_a_message_with_two_facts_gives_a_user_line_and_a_company_line(service: Session) -> None:
-    writes = remember(service, "I'm a payroll specialist, and our company pays salaries on the 25th.")
+    writes = remember(service, "hi, I'm Joris and I manage the stock room at Veldhoven Plastics")
     assert {target for target, _ in writes} == {"USER", "COMPANY"}
     [company] = [line for target, line in writes if target == "COMPANY"]
-    assert "25th" in company and "salar" in company
-    assert any("payroll specialist" in line for target, line in writes if target == "USER")
+    assert "Veldhoven Plastics" in company
+    assert any("Joris" in line for target, line in writes if target == "USER")
     for _, line in writes:
         assert_clean(line)
 
