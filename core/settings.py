@@ -385,8 +385,12 @@ class MemorySettings(BaseModel):
     """The memory graph and what of USER_MEMORY.md / COMPANY_MEMORY.md goes into prompts."""
 
     memory_enabled: bool = Field(default=True, description="Run the memory graph after each chat turn.")
-    memory_min_confidence: float = Field(
-        default=0.7, ge=0.0, le=1.0, description="The memory model's confidence a fact needs to be written."
+    memory_gate_threshold: float = Field(
+        default=0.4,
+        ge=0.0,
+        le=1.0,
+        description="P(the message holds a lasting fact) from the memory gate (MiniLM vectors) for the memory model "
+        "to read it; low, so that what may be a fact reaches the model.",
     )
     memory_answer_min_similarity: float = Field(
         default=0.2,
@@ -398,6 +402,13 @@ class MemorySettings(BaseModel):
         ge=0.0,
         le=1.0,
         description="A new fact this close to a stored entry (cosine) is a restatement or an update of it.",
+    )
+    memory_update_similarity: float = Field(
+        default=0.5,
+        ge=0.0,
+        le=1.0,
+        description="A new fact this close to a stored entry (cosine), and not settled by memory_related_similarity, "
+        "is put to the memory model beside it: the same fact, a change of it (replaced), or another fact.",
     )
     memory_context_tokens: int = Field(
         default=200, description="Most tokens of memory entries in a prompt; beyond it, the closest to the question."

@@ -53,6 +53,7 @@ class DedupResult(BaseModel):
     action: Literal["add", "duplicate", "replace"]
     match: str | None = None  # the existing entry it repeats or replaces
     similarity: float = 0.0
+    nearest: str | None = None  # for "add": the closest entry (whose similarity is `similarity`)
 
 
 def normalize(text: str) -> str:
@@ -63,20 +64,26 @@ def significant_terms(text: str) -> set[str]:
     return {t for t in tokenize(text) if t not in _LIGHT_TERMS}
 
 
-def slot_of(entry: str) -> str | None:
+def _subject_first(entry: str) -> str:
+    """The entry lowercased, "The user …" read as "user …" (both forms are in memory files)."""
     lowered = entry.strip().lower()
+    return lowered[4:] if lowered.startswith(("the user", "the company")) else lowered
+
+
+def slot_of(entry: str) -> str | None:
+    lowered = _subject_first(entry)
     return next((slot for slot, pattern in _SLOTS.items() if pattern.match(lowered)), None)
 
 
 def slots_replaced_by(entry: str) -> set[str]:
     """The slots whose current entry this new one makes stale."""
-    if _MOVE.match(entry.strip().lower()):
+    if _MOVE.match(_subject_first(entry)):
         return set(_MOVE_REPLACES)
     slot = slot_of(entry)
     return {slot} if slot else set()
 
 
-def _different_slots(new: str, old: str) -> bool:
+def different_slots(new: str, old: str) -> bool:
     """Two facts about different things (a role and a team) both stand, however alike they read."""
     new_slot, old_slot = slot_of(new), slot_of(old)
     return bool(new_slot and old_slot and old_slot not in slots_replaced_by(new))
@@ -101,10 +108,10 @@ def compare(
     if best_similarity >= related_similarity:
         if significant_terms(new) <= significant_terms(best):
             return DedupResult(action="duplicate", match=best, similarity=best_similarity)
-        if not _different_slots(new, best):
+        if not different_slots(new, best):
             return DedupResult(action="replace", match=best, similarity=best_similarity)
     if slots := slots_replaced_by(new):
         for index in order:
             if slot_of(existing[int(index)]) in slots:
                 return DedupResult(action="replace", match=existing[int(index)], similarity=float(similarities[index]))
-    return DedupResult(action="add", similarity=best_similarity)
+    return DedupResult(action="add", similarity=best_similarity, nearest=best)

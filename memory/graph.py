@@ -1,44 +1,44 @@
-"""The memory graph (LangGraph): screen → analyze → dedup → write.
+"""The memory graph (LangGraph): screen → extract → dedup → write.
 
-screen    rules: which sentences could state a fact, about whom; the secret veto on the whole message
-          (a message holding a secret never reaches the model)
-analyze   the LLM condenses each candidate into a MemoryDecision (JSON-schema constrained), checked:
-          confidence threshold, third person, no words the user did not say, no secret in the summary
-dedup     against the target file's entries: repeat → skip, new value of a known fact → replace
-write     atomic edits of USER_MEMORY.md / COMPANY_MEMORY.md under a file lock
+screen    the secret veto on the whole message (a message holding a secret never reaches the model),
+          then the gate (memory/fact_gate.py): a message that holds no lasting fact costs no model call
+extract   the LLM lists the message's lasting facts as third-person statements, each with its file
+          (JSON-schema constrained; memory/extractor.py), each checked: nothing the user did not say,
+          third person, no secret
+dedup     against the target file's entries: repeat → skip, new value of a known fact → replace (rules
+          and embeddings, memory/dedup.py); a new line near an entry that the rules did not settle is
+          put to the model beside it: the same fact, a change of it, or another fact
+write     atomic edits of USER_MEMORY.md / COMPANY_MEMORY.md under a file lock; a replaced line goes
+          to the file's dated History section
 
-Each step ends the run early when nothing is left to do, so a question costs no model call.
+Each step ends the run early when nothing is left to do.
 The input is only the user's own message; answers and document text never enter this graph.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal, TypedDict
+from typing import TypedDict
 
 from langgraph.graph import END, START, StateGraph
 
-from core.schemas import MemoryOutcome, MemorySkip, MemoryWrite
+from core.schemas import MemoryFact, MemoryOutcome, MemorySkip, MemoryWrite
 from core.secrets import find_secret
-from memory.analyzer import Rejected, analyze, checked_summary
-from memory.dedup import compare
+from memory.dedup import DedupResult, compare, different_slots
+from memory.extractor import FirstPerson, Rejected, checked, extract, relation
+from memory.fact_gate import FactGate
 from memory.markdown_store import MemoryFile
-from memory.prefilter import Statement, screen
 from providers.llm.base import LLM
-
-Target = Literal["USER", "COMPANY"]
 
 
 class _Candidate(TypedDict):
-    statement: Statement
-    summary: str
-    confidence: float
+    fact: MemoryFact
     replaces: str | None
 
 
 class MemoryState(TypedDict, total=False):
     message: str
-    statements: list[Statement]
+    screened: bool
     candidates: list[_Candidate]
     writes: list[MemoryWrite]
     skipped: list[MemorySkip]
@@ -50,22 +50,24 @@ class MemoryGraph:
         llm_factory: Callable[[], LLM],
         embed: Callable[[list[str]], list[list[float]]],
         files: dict[str, MemoryFile],
-        min_confidence: float,
         related_similarity: float,
+        gate_threshold: float,
+        update_similarity: float,
     ) -> None:
+        self._gate = FactGate(embed, gate_threshold)
         self._llm_factory = llm_factory
         self._embed = embed
         self._files = files
-        self._min_confidence = min_confidence
         self._related_similarity = related_similarity
+        self._update_similarity = update_similarity
         graph = StateGraph(MemoryState)
         graph.add_node("screen", self._screen)
-        graph.add_node("analyze", self._analyze)
+        graph.add_node("extract", self._extract)
         graph.add_node("dedup", self._dedup)
         graph.add_node("write", self._write)
         graph.add_edge(START, "screen")
-        graph.add_conditional_edges("screen", _next_if("statements", "analyze"))
-        graph.add_conditional_edges("analyze", _next_if("candidates", "dedup"))
+        graph.add_conditional_edges("screen", _next_if("screened", "extract"))
+        graph.add_conditional_edges("extract", _next_if("candidates", "dedup"))
         graph.add_conditional_edges("dedup", _next_if("candidates", "write"))
         graph.add_edge("write", END)
         self._graph = graph.compile()
@@ -77,62 +79,82 @@ class MemoryGraph:
     def _screen(self, state: MemoryState) -> MemoryState:
         message = state["message"]
         if secret := find_secret(message):
-            return {"statements": [], "skipped": [MemorySkip(text=message[:80], reason=f"it holds {secret}")]}
-        screened = screen(message)
-        skipped = [] if screened.statements else [MemorySkip(text=message[:80], reason=screened.skip_reason or "")]
-        return {"statements": screened.statements, "skipped": skipped}
+            return {"screened": False, "skipped": [MemorySkip(text=message[:80], reason=f"it holds {secret}")]}
+        if not self._gate.holds_fact(message):
+            return {"screened": False, "skipped": [MemorySkip(text=message[:80], reason="no lasting fact in it")]}
+        return {"screened": True}
 
-    def _analyze(self, state: MemoryState) -> MemoryState:
-        candidates: list[_Candidate] = []
+    def _extract(self, state: MemoryState) -> MemoryState:
+        message = state["message"]
         skipped = list(state["skipped"])
-        llm = self._llm_factory()
-        for statement in state["statements"]:
+        try:
+            facts = extract(self._llm_factory(), message)
+        except Rejected as rejected:
+            return {"candidates": [], "skipped": [*skipped, MemorySkip(text=message[:80], reason=str(rejected))]}
+        if not facts:
+            skipped.append(MemorySkip(text=message[:80], reason="no lasting fact about you or your company"))
+        candidates: list[_Candidate] = []
+        for fact in facts:
             try:
-                decision = analyze(llm, statement)
-                summary, _how = checked_summary(decision, statement, self._min_confidence)
-                if secret := find_secret(summary):
-                    raise Rejected(f"it holds {secret}")
+                candidates.append({"fact": self._checked(fact, message), "replaces": None})
             except Rejected as rejected:
-                skipped.append(MemorySkip(text=statement.text, reason=str(rejected)))
-                continue
-            candidates.append(
-                {"statement": statement, "summary": summary, "confidence": decision.confidence, "replaces": None}
-            )
+                skipped.append(MemorySkip(text=fact.statement[:80], reason=str(rejected)))
         return {"candidates": candidates, "skipped": skipped}
+
+    def _checked(self, fact: MemoryFact, message: str) -> MemoryFact:
+        """The fact checked against the message; a clause the model copied in the first person (the
+        0.5B does with a message's second fact: "Our company pays salaries on the 25th.") is given
+        back to the model alone, once, to be restated."""
+        try:
+            return checked(fact, message)
+        except FirstPerson:
+            restated = extract(self._llm_factory(), fact.statement)
+            if len(restated) != 1:
+                raise
+            return checked(restated[0], message)
 
     def _dedup(self, state: MemoryState) -> MemoryState:
         kept: list[_Candidate] = []
         skipped = list(state["skipped"])
         known: dict[str, list[str]] = {target: file.entries() for target, file in self._files.items()}
         for candidate in state["candidates"]:
-            target = candidate["statement"].target
-            result = compare(candidate["summary"], known[target], self._embed, self._related_similarity)
+            fact = candidate["fact"]
+            result = compare(fact.statement, known[fact.target], self._embed, self._related_similarity)
+            if (
+                result.action == "add"
+                and result.nearest
+                and result.similarity >= self._update_similarity
+                and not different_slots(fact.statement, result.nearest)
+            ):
+                judged = relation(self._llm_factory(), result.nearest, fact.statement)
+                if judged == "same":
+                    result = DedupResult(action="duplicate", match=result.nearest, similarity=result.similarity)
+                elif judged == "replaces":
+                    result = DedupResult(action="replace", match=result.nearest, similarity=result.similarity)
             if result.action == "duplicate":
-                reason = f"already remembered: {result.match}"
-                skipped.append(MemorySkip(text=candidate["statement"].text, reason=reason))
+                skipped.append(MemorySkip(text=fact.statement, reason=f"already remembered: {result.match}"))
                 continue
             if result.action == "replace":
                 candidate = {**candidate, "replaces": result.match}
-                known[target] = [e for e in known[target] if e != result.match]
-            known[target].append(candidate["summary"])
+                known[fact.target] = [e for e in known[fact.target] if e != result.match]
+            known[fact.target].append(fact.statement)
             kept.append(candidate)
         return {"candidates": kept, "skipped": skipped}
 
     def _write(self, state: MemoryState) -> MemoryState:
         writes: list[MemoryWrite] = []
         for candidate in state["candidates"]:
-            target: Target = candidate["statement"].target
-            file = self._files[target]
+            fact = candidate["fact"]
+            file = self._files[fact.target]
             old = candidate["replaces"]
             # The stale entry may have been deleted meanwhile (another session, a hand edit): add then.
-            replaced = old is not None and file.replace(old, candidate["summary"])
+            replaced = old is not None and file.replace(old, fact.statement)
             if not replaced:
-                file.add(candidate["summary"])
+                file.add(fact.statement)
             writes.append(
                 MemoryWrite(
-                    target=target,
-                    summary=candidate["summary"],
-                    confidence=candidate["confidence"],
+                    target=fact.target,
+                    summary=fact.statement,
                     action="replaced" if replaced else "added",
                     replaced=old if replaced else None,
                 )

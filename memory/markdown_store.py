@@ -1,7 +1,9 @@
 """USER_MEMORY.md and COMPANY_MEMORY.md: plain Markdown a person can read and edit by hand.
 
-An entry is a top-level bullet line (`- …`, `* …` or `+ …`) outside a code fence; every other line
-(headings, notes, blank lines, a hand-written paragraph) is kept exactly as it is. Each change
+An entry is a top-level bullet line (`- …`, `* …` or `+ …`) outside a code fence and above the
+`## History` heading; every other line (headings, notes, blank lines, a hand-written paragraph) is
+kept exactly as it is. A line that a newer fact replaced moves to `## History` at the bottom, dated,
+so an update never silently loses what the file said; history lines go into no prompt. Each change
 re-reads the file under an exclusive lock, edits it, and replaces it atomically (temp file, fsync,
 rename), so two app sessions writing at once lose nothing and a crash leaves the old file whole.
 """
@@ -11,20 +13,25 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+from datetime import date
 from pathlib import Path
 
 from filelock import FileLock
 
 _ENTRY = re.compile(r"^[-*+]\s+(?P<text>\S.*?)\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
+_HISTORY = re.compile(r"^##\s+History\s*$")
+HISTORY_HEADING = "## History"
 LOCK_TIMEOUT_S = 10.0
 
 
 def _entry_lines(lines: list[str]) -> list[tuple[int, str]]:
-    """(line number, entry text) for every bullet outside a fenced block."""
+    """(line number, entry text) for every bullet outside a fenced block, above the History section."""
     entries: list[tuple[int, str]] = []
     fenced = False
     for number, line in enumerate(lines):
+        if not fenced and _HISTORY.match(line):
+            break
         if _FENCE.match(line):
             fenced = not fenced
         elif not fenced and (match := _ENTRY.match(line)):
@@ -47,22 +54,33 @@ class MemoryFile:
     def entries(self) -> list[str]:
         return [text for _, text in _entry_lines(self._read_lines())]
 
+    def history(self) -> list[str]:
+        """The History section's lines ("2026-11-26: User was based in Lyon."), oldest first."""
+        lines = self._read_lines()
+        start = next((n for n, line in enumerate(lines) if _HISTORY.match(line)), len(lines))
+        return [m.group("text") for line in lines[start + 1 :] if (m := _ENTRY.match(line))]
+
     def add(self, entry: str) -> None:
         with self._lock:
             lines = self._read_lines()
-            if lines and not lines[-1].endswith("\n"):
+            at = self._history_start(lines)  # at the end, or above the History section
+            if at == len(lines) and lines and not lines[-1].endswith("\n"):
                 lines[-1] += "\n"
-            lines.append(f"- {clean_entry(entry)}\n")
+            if at < len(lines) and at > 0 and not lines[at - 1].strip():
+                at -= 1  # keep the blank line before the History heading
+            lines.insert(at, f"- {clean_entry(entry)}\n")
             self._replace(lines)
 
-    def replace(self, old: str, new: str) -> bool:
-        """Swap the entry `old` for `new` in place; False (and no change) when `old` is gone."""
-        return self._edit(old, f"- {clean_entry(new)}\n")
+    def replace(self, old: str, new: str, day: date | None = None) -> bool:
+        """Swap the entry `old` for `new` in place, and keep `old` in the History section dated `day`
+        (today); False (and no change) when `old` is gone."""
+        stamp = (day or date.today()).isoformat()
+        return self._edit(old, f"- {clean_entry(new)}\n", history=f"- {stamp}: {clean_entry(old)}\n")
 
     def delete(self, entry: str) -> bool:
         return self._edit(entry, None)
 
-    def _edit(self, entry: str, replacement: str | None) -> bool:
+    def _edit(self, entry: str, replacement: str | None, history: str | None = None) -> bool:
         with self._lock:
             lines = self._read_lines()
             for number, text in _entry_lines(lines):
@@ -71,9 +89,22 @@ class MemoryFile:
                         del lines[number]
                     else:
                         lines[number] = replacement
+                    if history:
+                        self._append_history(lines, history)
                     self._replace(lines)
                     return True
             return False
+
+    @staticmethod
+    def _history_start(lines: list[str]) -> int:
+        return next((n for n, line in enumerate(lines) if _HISTORY.match(line)), len(lines))
+
+    def _append_history(self, lines: list[str], line: str) -> None:
+        if lines and not lines[-1].endswith("\n"):
+            lines[-1] += "\n"
+        if self._history_start(lines) == len(lines):
+            lines.extend(["\n", f"{HISTORY_HEADING}\n", "\n"])
+        lines.append(line)
 
     def _read_lines(self) -> list[str]:
         try:

@@ -30,24 +30,33 @@ class Memory:
         log: MemoryLog,
         llm_factory: Callable[[], LLM],
         embed: Embed,
-        min_confidence: float,
         context_tokens: int,
         related_similarity: float,
+        gate_threshold: float,
+        update_similarity: float,
     ) -> None:
         self.files = files
         self._log = log
         self._llm_factory = llm_factory
         self._embed = embed
-        self._min_confidence = min_confidence
         self._context_tokens = context_tokens
         self._related_similarity = related_similarity
+        self._gate_threshold = gate_threshold
+        self._update_similarity = update_similarity
         self._vectors: dict[str, np.ndarray] = {}  # entry text → unit vector (entries change rarely)
 
     @cached_property
     def _graph(self) -> MemoryGraph:
         from memory.graph import MemoryGraph  # LangGraph takes ~1.5 s to import: only when a fact is stated
 
-        return MemoryGraph(self._llm_factory, self._embed, self.files, self._min_confidence, self._related_similarity)
+        return MemoryGraph(
+            self._llm_factory,
+            self._embed,
+            self.files,
+            self._related_similarity,
+            self._gate_threshold,
+            self._update_similarity,
+        )
 
     def facts(self) -> MemoryFacts:
         return MemoryFacts(user=self.files["USER"].entries(), company=self.files["COMPANY"].entries())
@@ -68,12 +77,16 @@ class Memory:
 
     @staticmethod
     def may_hold_facts(message: str) -> bool:
-        """Cheap rules: could this message state a fact worth the graph's time?"""
-        return bool(screen(message).statements)
+        """Whether the graph runs after the answer: on every message with words in it, since the model
+        judges what is a fact (a question may carry one: "As the DPO, do I sign off on …?"). It runs
+        after the answer is shown, so it never delays it."""
+        return any(ch.isalpha() for ch in message)
 
     @staticmethod
     def only_states_facts(message: str) -> bool:
-        """The message states facts and asks nothing ("I'm a Project Finance Analyst.")."""
+        """The message states facts and asks nothing ("I'm a Project Finance Analyst."): the turn's
+        routing (reply with what was noted instead of searching the documents), read by cheap rules
+        before the answer; what is stored is decided by the model either way."""
         return screen(message).only_statements
 
     def closeness(self, question: str, facts: MemoryFacts) -> float:

@@ -182,9 +182,10 @@ class Session:
             MemoryLog(settings.db_path, self.user),
             self.app.llm,
             lambda texts: self.app.embedder.embed(texts),
-            settings.memory_min_confidence,
             settings.memory_context_tokens,
             settings.memory_related_similarity,
+            settings.memory_gate_threshold,
+            settings.memory_update_similarity,
         )
 
     @cached_property

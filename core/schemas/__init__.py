@@ -27,8 +27,8 @@ from core.schemas.documents import (
     doc_id_for,
 )
 from core.schemas.memory import (
-    MemoryDecision,
     MemoryEvent,
+    MemoryFact,
     MemoryFacts,
     MemoryOutcome,
     MemorySkip,
@@ -72,8 +72,8 @@ __all__ = [
     "LLMState",
     "LLMStatus",
     "LoggedChunk",
-    "MemoryDecision",
     "MemoryEvent",
+    "MemoryFact",
     "MemoryFacts",
     "MemoryOutcome",
     "MemorySkip",

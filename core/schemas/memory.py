@@ -8,13 +8,12 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 
-class MemoryDecision(BaseModel):
-    """What the memory model decided about one statement (its JSON output, validated)."""
+class MemoryFact(BaseModel):
+    """One lasting fact the memory model found in a message (its JSON output, validated): the file it
+    belongs to and the line to write."""
 
-    should_write: bool
-    target: Literal["USER", "COMPANY", "none"]
-    summary: str = Field(max_length=300)
-    confidence: float = Field(ge=0.0, le=1.0)
+    target: Literal["USER", "COMPANY"]
+    statement: str = Field(max_length=300)
 
 
 class MemoryWrite(BaseModel):

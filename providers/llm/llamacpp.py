@@ -53,6 +53,7 @@ class LlamaCppLLM(LLM):
             "messages": [m.model_dump() for m in messages],
             "max_tokens": max_tokens,
             "temperature": 0.0,
+            "cache_prompt": True,  # the fixed system prompt (the memory model's examples) is processed once
             "response_format": {"type": "json_schema", "json_schema": {"name": "reply", "schema": schema}},
         }
         slot = self.queue.acquire()

@@ -21,7 +21,7 @@ from tests.openmeteo_replay import FORECAST_PATH, ReplayServer
 QUESTION = "What was the Q2 revenue of the Westland region?"
 OUT_OF_SCOPE = "Who painted the Mona Lisa?"
 FACT = "I'm a Project Finance Analyst."
-NOTED = "Noted in user memory: User is a Project Finance Analyst."
+NOTED = "Noted in user memory: The user is a Project Finance Analyst."
 ANSWER_TIMEOUT_MS = 240_000
 NOTES_MD = """# Warehouse safety notes
 
@@ -159,7 +159,7 @@ def test_upload_ask_cite_refuse_and_remember(
     memory = sidebar.get_by_test_id("stExpander").filter(has_text="Memory (1)")
     expect(memory).to_be_visible()
     memory.get_by_text("Memory (1)").click()
-    expect(memory.get_by_text("User is a Project Finance Analyst.", exact=True)).to_be_visible()
+    expect(memory.get_by_text("The user is a Project Finance Analyst.", exact=True)).to_be_visible()
     steps.shot("memory")
 
     # Settings: the model in use is the selected one; the status line says it is loaded.

@@ -18,7 +18,7 @@ from tests.browser.conftest import ACTION_TIMEOUT_MS, VIEWPORT
 from tests.conftest import TEST_LLM
 
 HEADER = "X-Forwarded-User"
-FACTS = {"alice": "User is a Project Finance Analyst.", "bob": "User prefers weekly summaries on Mondays."}
+FACTS = {"alice": "The user is a Project Finance Analyst.", "bob": "The user prefers weekly summaries on Mondays."}
 
 
 @pytest.fixture(scope="module")

@@ -113,16 +113,16 @@ def test_a_stated_fact_is_noted_and_shown_in_the_memory_panel(home: Path) -> Non
     assert not at.exception
     assert not at.error, [e.value for e in at.error]
     reply = _texts([m for m in at.chat_message if m.name == "assistant"][-1])
-    assert "Noted in user memory: User is a Project Finance Analyst." in reply
+    assert "Noted in user memory: The user is a Project Finance Analyst." in reply
 
     panel = next(e for e in at.sidebar.expander if e.label.startswith("Memory"))
     assert panel.label == "Memory (1)"
-    assert "User is a Project Finance Analyst." in _texts(panel)
+    assert "The user is a Project Finance Analyst." in _texts(panel)
     assert "added · USER · confidence" in _texts(panel)  # what the last turn wrote
-    assert (home / "USER_MEMORY.md").read_text(encoding="utf-8").endswith("- User is a Project Finance Analyst.\n")
+    assert (home / "USER_MEMORY.md").read_text(encoding="utf-8").endswith("- The user is a Project Finance Analyst.\n")
 
     forget = next(b for b in panel.button if b.help == "Forget this")
     forget.click().run()
     assert not at.exception
     assert next(e for e in at.sidebar.expander if e.label.startswith("Memory")).label == "Memory (0)"
-    assert "User is a Project Finance Analyst." not in (home / "USER_MEMORY.md").read_text(encoding="utf-8")
+    assert "The user is a Project Finance Analyst." not in (home / "USER_MEMORY.md").read_text(encoding="utf-8")

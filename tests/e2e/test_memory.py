@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -29,64 +30,83 @@ def remember(service: Session, message: str) -> list[tuple[str, str]]:
     return [(w.target, w.summary) for w in service.memory.remember(message).writes]
 
 
-def test_the_graph_writes_facts_to_the_right_file_and_nothing_else(service: Session) -> None:
-    assert remember(service, "I'm a Project Finance Analyst.") == [("USER", "User is a Project Finance Analyst.")]
-    assert remember(service, "I prefer weekly summaries on Mondays.") == [
-        ("USER", "User prefers weekly summaries on Mondays.")
-    ]
-    [(target, batch_job)] = remember(
-        service, "Every Monday morning I run a batch job that refreshes our data warehouse."
-    )
-    assert target == "USER" and "Monday morning" in batch_job and "batch job" in batch_job
-    [(target, migration)] = remember(service, "Our company just migrated from AWS to GCP last quarter.")
-    assert target == "COMPANY" and "AWS" in migration and "GCP" in migration
-    [(target, meetings)] = remember(service, "We hold team meetings every Friday at 10 AM.")
-    assert target == "COMPANY" and "Friday at 10 AM" in meetings
+_FIRST_PERSON = re.compile(r"\b(i|i'm|me|my|we|we're|our|us)\b")
 
-    for fluff in ["Wow, the weather is really nice today.", "Hello!", "What does the report say about revenue?"]:
-        assert remember(service, fluff) == [], fluff
+
+def assert_clean(line: str) -> None:
+    """A stored line is a third-person statement about the user or the company, with no lead-in."""
+    assert line.startswith(("The user", "The company")), line
+    assert line.endswith(".") and not _FIRST_PERSON.search(line.lower()), line
+    assert "remember" not in line.lower() and "please" not in line.lower(), line
+
+
+def test_a_message_with_two_facts_gives_a_user_line_and_a_company_line(service: Session) -> None:
+    writes = remember(service, "hi, I'm Joris and I manage the stock room at Veldhoven Plastics")
+    assert {target for target, _ in writes} == {"USER", "COMPANY"}
+    [company] = [line for target, line in writes if target == "COMPANY"]
+    assert "Veldhoven Plastics" in company
+    assert any("Joris" in line for target, line in writes if target == "USER")
+    for _, line in writes:
+        assert_clean(line)
+
+
+def test_a_company_fact_in_the_third_person_goes_to_company_memory(service: Session) -> None:
+    [(target, line)] = remember(service, "The company's standard warranty is 24 months.")
+    assert target == "COMPANY" and "24 months" in line and "warranty" in line
+    assert_clean(line)
+
+
+def test_please_remember_is_honoured_without_its_lead_in(service: Session) -> None:
+    [(target, line)] = remember(service, "Please remember that I'm allergic to shellfish.")
+    assert target == "USER" and "allergic to shellfish" in line
+    assert_clean(line)
+
+
+def test_a_secret_is_never_stored_and_the_user_is_told(service: Session) -> None:
+    before = {t: f.entries() for t, f in service.memory.files.items()}
     for secret in [
-        "my password is hunter2",
-        "My API key is sk-proj-AbCdEfGhIjKlMnOpQrSt1234",
-        "My card number is 4111 1111 1111 1111",
+        "Please remember that my password is Tulip-Ferry-82",
+        "My card number is 4111 1111 1111 1111, I'm the office manager",
         "Our deploy token is ghp_0123456789abcdefghijABCDEFGHIJ012345",
     ]:
         outcome = service.memory.remember(secret)
         assert outcome.writes == [], secret
         assert "Not saved: it holds" in outcome.note and "never written to memory" in outcome.note
-
-    # The same fact again, or reworded: no second line.
-    assert remember(service, "I'm a Project Finance Analyst.") == []
-    assert remember(service, "I work as a project finance analyst.") == []
-    # A fact that changes replaces the stale line.
-    outcome = service.memory.remember("I moved to the risk team.")
-    assert [(w.action, w.replaced) for w in outcome.writes] == [("replaced", "User is a Project Finance Analyst.")]
-
-    facts = service.memory.facts()
-    assert facts.user == [
-        "User moved to the risk team.",
-        "User prefers weekly summaries on Mondays.",
-        batch_job,
-    ]
-    assert facts.company == [migration, meetings]
+    assert {t: f.entries() for t, f in service.memory.files.items()} == before
     written = "".join(f.path.read_text(encoding="utf-8") for f in service.memory.files.values())
-    for never in ("hunter2", "sk-proj", "4111", "ghp_", "weather", "Hello", "revenue"):
+    for never in ("Tulip", "4111", "ghp_"):
         assert never not in written
-    assert [e.summary for e in service.memory.last_turn()] == ["User moved to the risk team."]
+
+
+def test_a_correction_replaces_the_old_line_which_goes_to_history(service: Session) -> None:
+    [(_, first)] = remember(service, "I work in the Aalborg office.")
+    assert "Aalborg" in first
+    outcome = service.memory.remember("I moved to the Esbjerg office.")
+    [write] = outcome.writes
+    assert (write.action, write.replaced) == ("replaced", first) and "Esbjerg" in write.summary
+    user = service.memory.files["USER"]
+    assert first not in user.entries() and write.summary in user.entries()
+    assert [line.split(": ", 1)[1] for line in user.history()] == [first]
+    # The same fact in other words adds nothing.
+    assert remember(service, "I'm in the Esbjerg office.") == []
+
+
+def test_questions_and_greetings_store_nothing(service: Session) -> None:
+    for fluff in ["Hello!", "What does the report say about revenue?", "Wow, the weather is really nice today."]:
+        assert remember(service, fluff) == [], fluff
 
 
 def test_a_statement_is_noted_and_memory_answers_a_question_about_the_user(service: Session) -> None:
     noted = service.ask("We deploy every release with Terraform.")
     assert not noted.refused and noted.citations == []
-    assert [(w.target, w.summary) for w in noted.memory_writes] == [
-        ("COMPANY", "Company deploys every release with Terraform.")
-    ]
-    assert noted.answer.startswith("Noted in company memory: Company deploys every release with Terraform.")
+    [write] = noted.memory_writes
+    assert write.target == "COMPANY" and "Terraform" in write.summary
+    assert noted.answer.startswith(f"Noted in company memory: {write.summary}")
 
     answer = service.ask("Which tool do we deploy releases with?")
     assert "terraform" in answer.answer.lower()
     assert not answer.refused and answer.citations == []  # memory is context, never a cited source
-    assert "Company deploys every release with Terraform." in answer.memory_used.company
+    assert write.summary in answer.memory_used.company
     assert answer.memory_writes == []
 
 
@@ -114,15 +134,15 @@ def ragchat(*args: str) -> subprocess.CompletedProcess[str]:
 def test_cli_reports_memory_writes_and_reviews_memory(home: Path) -> None:
     said = ragchat("ask", "I'm a Project Finance Analyst.", "--json")
     assert said.returncode == 0, said.stderr
-    writes = json.loads(said.stdout)["memory_writes"]
-    assert [(w["target"], w["summary"]) for w in writes] == [("USER", "User is a Project Finance Analyst.")]
-    assert writes[0]["confidence"] >= 0.7
+    [write] = json.loads(said.stdout)["memory_writes"]
+    assert write["target"] == "USER" and "Project Finance Analyst" in write["summary"]
+    line = write["summary"]
 
     review = json.loads(ragchat("memory", "--json").stdout)
-    assert review["USER"] == ["User is a Project Finance Analyst."] and review["COMPANY"] == []
-    assert [e["summary"] for e in review["last_turn"]] == ["User is a Project Finance Analyst."]
+    assert review["USER"] == [line] and review["COMPANY"] == []
+    assert [e["summary"] for e in review["last_turn"]] == [line]
     assert Path(review["files"]["USER"]) == home / "USER_MEMORY.md"
 
-    assert ragchat("memory", "--forget", "User is a Project Finance Analyst.").returncode == 0
-    assert ragchat("memory", "--forget", "User is a Project Finance Analyst.").returncode == 1
+    assert ragchat("memory", "--forget", line).returncode == 0
+    assert ragchat("memory", "--forget", line).returncode == 1
     assert json.loads(ragchat("memory", "--json").stdout)["USER"] == []

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.schemas import MemoryDecision
 from core.settings import get_settings
-from memory.analyzer import DECISION_SCHEMA, SYSTEM_PROMPT
+from memory.extractor import FACTS_SCHEMA, SYSTEM_PROMPT, FactList
 from providers.llm.base import LLM, ChatMessage, LLMError
 from providers.llm.factory import resolve_gguf
 from providers.llm.llamacpp import LlamaCppLLM
@@ -26,17 +25,17 @@ def llamacpp() -> LlamaCppLLM:
     return LlamaCppLLM(path, label)
 
 
-def _decide(llm: LLM) -> MemoryDecision:
-    return MemoryDecision.model_validate_json(llm.complete_json(MESSAGES, DECISION_SCHEMA, max_tokens=120))
+def _decide(llm: LLM) -> FactList:
+    return FactList.model_validate_json(llm.complete_json(MESSAGES, FACTS_SCHEMA, max_tokens=120))
 
 
 def test_in_process_reply_follows_the_schema(llamacpp: LlamaCppLLM) -> None:
-    decision = _decide(llamacpp)
-    assert decision.should_write and "GCP" in decision.summary
+    facts = _decide(llamacpp).facts
+    assert any(f.target == "COMPANY" and "GCP" in f.statement for f in facts)
 
 
 def test_openai_compatible_reply_follows_the_schema(llamacpp: LlamaCppLLM) -> None:
     served = OpenAICompatLLM(f"{llamacpp.listening_address}/v1", model=TEST_LLM)
     assert _decide(served) == _decide(llamacpp)  # the same model at temperature 0, the same decision
     with pytest.raises(LLMError):
-        OpenAICompatLLM("http://127.0.0.1:9/v1", model="x", timeout_s=2).complete_json(MESSAGES, DECISION_SCHEMA, 8)
+        OpenAICompatLLM("http://127.0.0.1:9/v1", model="x", timeout_s=2).complete_json(MESSAGES, FACTS_SCHEMA, 8)

@@ -66,16 +66,18 @@ def test_two_users_stating_facts_at_once_each_get_only_their_own(root: Session, 
         said_by_bob = pool.submit(say, bob, "bob-1", "I prefer weekly summaries on Mondays.")
         by_alice, by_bob = said_by_alice.result(timeout=600), said_by_bob.result(timeout=600)
 
-    assert [(w.target, w.summary) for w in by_alice.memory_writes] == [("USER", "User is a Project Finance Analyst.")]
+    assert [(w.target, w.summary) for w in by_alice.memory_writes] == [
+        ("USER", "The user is a Project Finance Analyst.")
+    ]
     assert [(w.target, w.summary) for w in by_bob.memory_writes] == [
-        ("USER", "User prefers weekly summaries on Mondays.")
+        ("USER", "The user prefers weekly summaries on Mondays.")
     ]
     users = shared_home / "users"
-    assert _entries(users / "alice" / "USER_MEMORY.md") == ["User is a Project Finance Analyst."]
-    assert _entries(users / "bob" / "USER_MEMORY.md") == ["User prefers weekly summaries on Mondays."]
+    assert _entries(users / "alice" / "USER_MEMORY.md") == ["The user is a Project Finance Analyst."]
+    assert _entries(users / "bob" / "USER_MEMORY.md") == ["The user prefers weekly summaries on Mondays."]
     assert not (shared_home / "USER_MEMORY.md").exists()  # the default user's memory is untouched
-    assert alice.memory.facts().user == ["User is a Project Finance Analyst."]
-    assert [e.summary for e in bob.memory.last_turn()] == ["User prefers weekly summaries on Mondays."]
+    assert alice.memory.facts().user == ["The user is a Project Finance Analyst."]
+    assert [e.summary for e in bob.memory.last_turn()] == ["The user prefers weekly summaries on Mondays."]
     # One model, one embedder for everyone: bob's graph ran on the instance alice's did.
     assert (
         alice.app.llm() is bob.app.llm() is root.app.llm()
@@ -88,9 +90,11 @@ def test_two_users_stating_facts_at_once_each_get_only_their_own(root: Session, 
     assert target == "COMPANY" and "GCP" in migration
     assert _entries(shared_home / "COMPANY_MEMORY.md") == [migration]
     assert bob.memory.facts().company == [migration] and bob.memory.facts().user == [
-        "User prefers weekly summaries on Mondays."
+        "The user prefers weekly summaries on Mondays."
     ]
-    assert "User is a Project Finance Analyst." not in (users / "bob" / "USER_MEMORY.md").read_text(encoding="utf-8")
+    assert "The user is a Project Finance Analyst." not in (users / "bob" / "USER_MEMORY.md").read_text(
+        encoding="utf-8"
+    )
 
 
 def test_a_user_can_neither_list_nor_continue_another_users_conversation(root: Session, shared_home: Path) -> None:
@@ -122,11 +126,11 @@ def test_a_user_can_neither_list_nor_continue_another_users_conversation(root: S
 
 def test_cli_memory_of_a_named_user(root: Session, shared_home: Path) -> None:
     alice = json.loads(ragchat(shared_home, "memory", "--user", "Alice", "--json").stdout)
-    assert alice["USER"] == ["User is a Project Finance Analyst."]
+    assert alice["USER"] == ["The user is a Project Finance Analyst."]
     assert Path(alice["files"]["USER"]) == shared_home / "users" / "alice" / "USER_MEMORY.md"
     assert Path(alice["files"]["COMPANY"]) == shared_home / "COMPANY_MEMORY.md"
     env_bob = ragchat(shared_home, "memory", "--json", RAGCHAT_USER="bob")
-    assert json.loads(env_bob.stdout)["USER"] == ["User prefers weekly summaries on Mondays."]
+    assert json.loads(env_bob.stdout)["USER"] == ["The user prefers weekly summaries on Mondays."]
     default = json.loads(ragchat(shared_home, "memory", "--json").stdout)
     assert default["USER"] == [] and Path(default["files"]["USER"]) == shared_home / "USER_MEMORY.md"
 

@@ -34,6 +34,15 @@ MEETINGS = "Company holds team meetings every Friday at 10 AM."
         ("User works in the finance team.", [ROLE], "add", None),
         ("User prefers weekly summaries on Mondays.", [ROLE, "User lives in Lisbon."], "add", None),
         ("Company uses GCP.", [], "add", None),
+        # The extractor's form ("The user …") is read by the same slots.
+        ("The user is based in Oslo.", ["The user is based in Lyon.", ROLE], "replace", "The user is based in Lyon."),
+        (
+            "The user moved to the Oslo office.",
+            ["The user works in the Lyon office."],
+            "replace",
+            "The user works in the Lyon office.",
+        ),
+        ("The user's name is Dana.", ["The user is based in Lyon."], "add", None),
     ],
 )
 def test_compare(embed, new: str, existing: list[str], action: str, match: str | None) -> None:

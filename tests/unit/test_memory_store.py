@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from datetime import date
 from pathlib import Path
 
 from memory.markdown_store import MemoryFile, memory_files
@@ -46,6 +47,30 @@ def test_hand_edited_file_is_read_and_kept(tmp_path: Path) -> None:
     assert "- not an entry: inside a code fence" in path.read_text(encoding="utf-8")
 
 
+def test_a_replaced_entry_moves_to_the_dated_history_section(tmp_path: Path) -> None:
+    memory = MemoryFile(tmp_path / "USER_MEMORY.md", "User memory", "intro")
+    memory.add("The user works in the Lyon office.")
+    memory.add("The user's name is Dana.")
+    assert memory.replace("The user works in the Lyon office.", "The user works in the Oslo office.", date(2026, 3, 1))
+    memory.add("The user prefers short answers.")  # a new entry goes above the History section
+    assert memory.replace("The user prefers short answers.", "The user prefers bullet points.", date(2026, 4, 2))
+    assert memory.entries() == [
+        "The user works in the Oslo office.",
+        "The user's name is Dana.",
+        "The user prefers bullet points.",
+    ]
+    assert memory.history() == [
+        "2026-03-01: The user works in the Lyon office.",
+        "2026-04-02: The user prefers short answers.",
+    ]
+    text = (tmp_path / "USER_MEMORY.md").read_text(encoding="utf-8")
+    assert text.endswith(
+        "- The user prefers bullet points.\n\n## History\n\n"
+        "- 2026-03-01: The user works in the Lyon office.\n- 2026-04-02: The user prefers short answers.\n"
+    )
+    assert not memory.delete("2026-03-01: The user works in the Lyon office.")  # history is not an entry
+
+
 def test_a_missing_file_is_created_with_its_header(tmp_path: Path) -> None:
     files = memory_files(tmp_path)
     files["COMPANY"].add("Company uses GCP.")
@@ -57,6 +82,7 @@ def test_a_missing_file_is_created_with_its_header(tmp_path: Path) -> None:
 
 WRITER = """
 import sys
+from datetime import date
 from pathlib import Path
 from memory.markdown_store import memory_files
 files = memory_files(Path(sys.argv[1]))

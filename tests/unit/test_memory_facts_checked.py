@@ -1,0 +1,63 @@
+"""The check on what the memory model wrote: a statement is kept only when it is a third-person line
+about the user or the company that names nothing the message did not say."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.schemas import MemoryFact
+from memory.extractor import FACTS_SCHEMA, Rejected, checked
+
+
+def fact(statement: str, target: str = "USER") -> MemoryFact:
+    return MemoryFact(target=target, statement=statement)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("message", "made", "kept"),
+    [
+        (
+            "i work nights at the depot",
+            fact("the user works nights at the depot"),
+            fact("The user works nights at the depot."),
+        ),
+        # The subject decides the file when the model filed it elsewhere.
+        (
+            "we bill clients monthly",
+            fact("The company bills clients monthly.", "USER"),
+            fact("The company bills clients monthly.", "COMPANY"),
+        ),
+        (
+            "Orvik Tools ships from Bergen.",
+            fact("Orvik Tools ships from Bergen.", "COMPANY"),
+            fact("Orvik Tools ships from Bergen.", "COMPANY"),
+        ),
+        ("Ich wohne in Graz.", fact("Der Nutzer wohnt in Graz."), fact("Der Nutzer wohnt in Graz.")),
+    ],
+)
+def test_a_faithful_statement_is_kept_tidied(message: str, made: MemoryFact, kept: MemoryFact) -> None:
+    assert checked(made, message) == kept
+
+
+@pytest.mark.parametrize(
+    ("message", "made", "reason"),
+    [
+        ("I'm on the night shift.", fact("The user works 12 hours on the night shift."), "did not say (12)"),
+        ("I love pizza.", fact("The user is a data engineer at Acme."), "did not say (acme)"),
+        ("I run the help desk.", fact("I run the help desk."), "not a third-person statement"),
+        ("Our CRM is Pipedrive.", fact("The company's CRM is Pipedrive, we said.", "COMPANY"), "not a third-person"),
+        ("Nice weather today.", fact("The weather is nice today."), "not about you or your company"),
+        ("Please keep it short.", fact("Please keep it short."), "not about you or your company"),
+        ("my pin is 4455", fact("The user's PIN is 4455."), "it holds a PIN"),
+        ("hello", fact("  "), "empty statement"),
+    ],
+)
+def test_an_unfaithful_or_misformed_statement_is_rejected(message: str, made: MemoryFact, reason: str) -> None:
+    with pytest.raises(Rejected, match=reason.replace("(", r"\(").replace(")", r"\)")):
+        checked(made, message)
+
+
+def test_the_schema_asks_for_what_the_fact_model_reads() -> None:
+    item = FACTS_SCHEMA["properties"]["facts"]["items"]
+    assert set(item["required"]) == set(MemoryFact.model_fields)
+    assert item["properties"]["target"]["enum"] == ["USER", "COMPANY"]
