@@ -47,8 +47,8 @@ from rag.support import SupportChecker
 log = logging.getLogger(__name__)
 
 Timings = dict[str, float]
-# The hidden phrase line is at most 120 characters: 64 tokens hold it and its newline.
-PHRASE_MAX_TOKENS = 64
+# The hidden phrase line is at most 120 characters and its newline: a token each at worst (digits).
+PHRASE_MAX_TOKENS = 136
 
 _FIRST_PERSON = re.compile(r"\b(i|i'm|me|my|mine|we|we're|us|our|ours)\b", re.IGNORECASE)
 
@@ -234,6 +234,9 @@ class Generate:
         for token in self.run_tokens(messages, head, started, timings, queue):
             line += token.text
             yield token
+        if not line.endswith("\n"):  # cut at the token limit: the head still ends its line
+            line += "\n"
+            yield Token(text="\n")
         yield Token(text=ANSWER)
         phrase = answering_phrase(phrase_of(line), question)
         grammar = answer_grammar([e.id for e in given.evidence], phrase, self._max_sentences)
