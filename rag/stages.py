@@ -224,9 +224,22 @@ class Generate:
         grammar writes it in two steps: the phrase line, then (continuing its own message, so the
         prompt comes from llama.cpp's cache) the answer, whose first sentence must hold that phrase.
         A consumer that stops reading after the phrase line (a refusal) never starts the second."""
-        if not _load(self._llm, timings).constrains:
+        llm = _load(self._llm, timings)
+        if not llm.constrains:
             yield from self.run_tokens(messages, self.grounded(given), started, timings, queue)
             return
+        with llm.turn(queue):
+            yield from self._in_two_steps(messages, question, given, started, timings, queue)
+
+    def _in_two_steps(
+        self,
+        messages: list[ChatMessage],
+        question: str,
+        given: Given,
+        started: float,
+        timings: Timings,
+        queue: QueueListener,
+    ) -> Iterator[Token]:
         head = Sampling(
             max_tokens=PHRASE_MAX_TOKENS, temperature=self._temperature, grammar=phrase_grammar(), top_logprobs=10
         )
