@@ -108,7 +108,7 @@ def ask_phrase(pipeline, llm, settings, q: dict) -> dict:
         return row
     messages = pipeline.build_prompt.run(question, question, given)
     reply = Reply()
-    tokens = pipeline.generate.grounded_tokens(messages, question, given, started, {}, lambda _ahead: None)
+    tokens = llm.stream_tokens(messages, pipeline.generate.grounded(given))
     for _ in read_reply(tokens, reply):
         break
     tokens.close()

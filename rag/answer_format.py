@@ -38,88 +38,42 @@ MISSING_MIN_QUESTION_SHARE = 0.6
 _LOWER_FIRST = frozenset("who whom whose what when where which why how whether if the a an its their his her".split())
 
 
-# The hidden phrase line: any line but one that starts with NONE (or a space). The space after
-# "Phrase:" is optional, so the model's own " word" token fits.
-_PHRASE_RULES = [
-    'phrase ::= [^\\n\\[\\]N ] tail | "N" ([^\\n\\[\\]O] tail)? | "NO" ([^\\n\\[\\]N] tail)? '
-    '| "NON" ([^\\n\\[\\]E] tail)?',
-]
 # A sentence: text that does not start in lower case (a small model otherwise runs on after a
 # marker: "… data [1]. and provides …"), then its markers, before or after its closing . ! ? — and
 # a . ! ? followed by a space and a capital (a new sentence) only after markers, so every sentence
 # gets its own. 3.5 and U.S. are not sentence ends.
 SENTENCE_START = "[^a-z \\n\\[\\].!?]"
 CHAR_RULE = "char ::= [^\\[\\]\\n.!?] | [.!?] [^ \\n\\[\\]A-Z]"
-# Around the phrase, the first sentence has at most this many characters on each side: a model that
-# words its answer without the phrase is made to bring it in, not left writing until its token limit.
-PHRASE_CONTEXT_CHARS = 160
 
 
-def phrase_grammar(phrase_chars: int = 120) -> str:
-    """GBNF for the hidden first line alone, "Phrase: …" and its newline. The phrase may not be NONE:
-    the model always commits to its best phrase, and how likely it was to write NONE instead (its
-    raw log-probabilities, which the grammar does not change) goes into the abstention score, whose
-    threshold decides. A NONE the model chose itself would be a refusal no strictness level could
-    overrule."""
-    return "\n".join(
-        [f'root ::= "{PHRASE}" " "? phrase "\\n"', *_PHRASE_RULES, f"tail ::= [^\\n\\[\\]]{{0,{phrase_chars - 4}}}"]
-    )
+def answer_grammar(ids: list[int], max_sentences: int = 4, phrase_chars: int = 120) -> str:
+    """GBNF for the reply: a phrase line, sentences each ending in markers from `ids`, and the Missing
+    line. The phrase may not be NONE: the model always commits to its best phrase, and how likely it
+    was to write NONE instead (its raw log-probabilities, which the grammar does not change) goes
+    into the abstention score, whose threshold decides. A NONE the model chose itself would be a
+    refusal no strictness level could overrule.
 
-
-def answer_grammar(ids: list[int], phrase: str | None, max_sentences: int = 4, line_chars: int = 120) -> str:
-    """GBNF for what follows "Answer:": sentences each ending in markers from `ids`, the first one
-    holding `phrase` (letters in either case), then the Missing line. Generated after the phrase
-    line, as its continuation: asked only to "answer", a small model often writes the sentence
-    around the phrase and leaves the phrase out ("Fire drills take place on [1]."). Pass the phrase
-    through `answering_phrase` first."""
+    The answer is not bound to hold the phrase: a grammar that made the first sentence contain it
+    word for word trapped the 1.5B whenever its sentence worded the phrase otherwise ("Denmark,
+    Norway, and …" for the phrase "Denmark, Norway, …"), and it wrote on until its token limit."""
     cite = " | ".join(f'"{n}"' for n in ids)
     more = max(max_sentences - 1, 0)
-    literal = quoted_literal(phrase)
-    around = f"char{{0,{PHRASE_CONTEXT_CHARS}}}"
-    first = f'first ::= {around} {literal} {around} [.!?]? (" "? cite)+ [.!?]?' if literal else "first ::= sentence"
+    tail = phrase_chars - 4
     return "\n".join(
         [
-            f'root ::= " " first (" " sentence){{0,{more}}} "\\n{MISSING} " ("{NONE}" | line)',
-            first,
+            # The space after "Phrase:" is optional, so the model's own " word" token fits.
+            f'root ::= "{PHRASE}" " "? phrase "\\n{ANSWER} " answer "\\n{MISSING} " ("{NONE}" | line)',
+            # Any line but one that starts with NONE (or a space).
+            'phrase ::= [^\\n\\[\\]N ] tail | "N" ([^\\n\\[\\]O] tail)? | "NO" ([^\\n\\[\\]N] tail)? '
+            '| "NON" ([^\\n\\[\\]E] tail)?',
+            f"tail ::= [^\\n\\[\\]]{{0,{tail}}}",
+            f"line ::= [^\\n\\[\\]]{{1,{phrase_chars}}}",
+            f'answer ::= sentence (" " sentence){{0,{more}}}',
             f'sentence ::= {SENTENCE_START} char* [.!?]? (" "? cite)+ [.!?]?',
             CHAR_RULE,
-            f"line ::= [^\\n\\[\\]]{{1,{line_chars}}}",
             f'cite ::= "[" ({cite}) "]"',
         ]
     )
-
-
-def answering_phrase(phrase: str | None, question: str) -> str | None:
-    """The phrase, if it adds something to the question: a small model sometimes copies the
-    question's own words as its phrase ("The Q2 revenue of the Westland region"), and an answer
-    forced to hold them could not start with the answer itself."""
-    if not phrase:
-        return None
-    return phrase if set(tokenize(phrase)) - set(tokenize(question)) else None
-
-
-def quoted_literal(phrase: str | None) -> str | None:
-    """The phrase as a GBNF sequence matching it in either case, without the closing punctuation or
-    quotes a copied phrase may carry (the sentence's own punctuation follows); None when nothing is
-    left."""
-    if not phrase:
-        return None
-    words = phrase.strip().strip("\"'“”‘’").rstrip(".,;:!? ").strip()
-    if not words or "\n" in words or "[" in words or "]" in words:
-        return None
-    parts: list[str] = []
-    run = ""
-    for char in words:
-        if char.lower() != char.upper():
-            if run:
-                parts.append('"' + run + '"')
-                run = ""
-            parts.append(f"[{char.lower()}{char.upper()}]")
-        else:
-            run += char.replace("\\", "\\\\").replace('"', '\\"')
-    if run:
-        parts.append('"' + run + '"')
-    return "(" + " ".join(parts) + ")"
 
 
 def phrase_of(head: str) -> str:

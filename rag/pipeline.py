@@ -316,7 +316,7 @@ class AnswerPipeline:
         """The answer's visible text, once the hidden phrase line said the evidence states it. When the
         abstention score reaches the strictness threshold, generation stops and nothing is shown: the
         stream's end gives the refusal."""
-        tokens = self.generate.grounded_tokens(messages, question, given, started, timings, queue)
+        tokens = self.generate.run_tokens(messages, self.generate.grounded(given), started, timings, queue)
         label = self.generate.label()
         try:
             for token in read_reply(tokens, reply):

@@ -28,7 +28,7 @@ from core.schemas import (
 )
 from core.settings import Settings
 from providers.llm.base import LLM, ChatMessage, QueueListener, Sampling, Token
-from rag.answer_format import ANSWER, Reply, answer_grammar, answering_phrase, phrase_grammar, phrase_of
+from rag.answer_format import Reply, answer_grammar
 from rag.answer_json import answer_schema, reply_text
 from rag.answerability import Abstention, Strictness, decide
 from rag.citations import CitationRules, resolve_citations, uncite_unsupported
@@ -47,8 +47,6 @@ from rag.support import SupportChecker
 log = logging.getLogger(__name__)
 
 Timings = dict[str, float]
-# The hidden phrase line is at most 120 characters and its newline: a token each at worst (digits).
-PHRASE_MAX_TOKENS = 136
 
 _FIRST_PERSON = re.compile(r"\b(i|i'm|me|my|mine|we|we're|us|our|ours)\b", re.IGNORECASE)
 
@@ -199,78 +197,25 @@ class Generate:
             yield token.text
 
     def grounded(self, given: Given) -> Sampling:
-        """One reply in the grounded form, for a provider without a grammar: the same form as JSON for
-        a server that takes a schema, and the top log-probabilities of its tokens for the abstention
-        score where it gives them."""
+        """An answer from evidence: the reply's form enforced by a grammar naming the given ids (or,
+        for a server that takes a JSON schema instead, the same form as JSON), and the top
+        log-probabilities of its tokens for the abstention score."""
         ids = [e.id for e in given.evidence]
         llm = self._llm()
         return Sampling(
             max_tokens=self._max_tokens,
             temperature=self._temperature,
-            json_schema=answer_schema(ids, self._max_sentences) if llm.structured else None,
+            grammar=answer_grammar(ids, self._max_sentences) if llm.constrains else None,
+            json_schema=answer_schema(ids, self._max_sentences) if llm.structured and not llm.constrains else None,
             top_logprobs=10,
         )
 
-    def grounded_tokens(
-        self,
-        messages: list[ChatMessage],
-        question: str,
-        given: Given,
-        started: float,
-        timings: Timings,
-        queue: QueueListener,
-    ) -> Iterator[Token]:
-        """The grounded reply's tokens ("Phrase: …", "Answer: …", "Missing: …"). A model that takes a
-        grammar writes it in two steps: the phrase line, then (continuing its own message, so the
-        prompt comes from llama.cpp's cache) the answer, whose first sentence must hold that phrase.
-        A consumer that stops reading after the phrase line (a refusal) never starts the second."""
-        llm = _load(self._llm, timings)
-        if not llm.constrains:
-            yield from self.run_tokens(messages, self.grounded(given), started, timings, queue)
-            return
-        with llm.turn(queue):
-            yield from self._in_two_steps(messages, question, given, started, timings, queue)
-
-    def _in_two_steps(
-        self,
-        messages: list[ChatMessage],
-        question: str,
-        given: Given,
-        started: float,
-        timings: Timings,
-        queue: QueueListener,
-    ) -> Iterator[Token]:
-        head = Sampling(
-            max_tokens=PHRASE_MAX_TOKENS, temperature=self._temperature, grammar=phrase_grammar(), top_logprobs=10
-        )
-        line = ""
-        for token in self.run_tokens(messages, head, started, timings, queue):
-            line += token.text
-            yield token
-        if not line.endswith("\n"):  # cut at the token limit: the head still ends its line
-            line += "\n"
-            yield Token(text="\n")
-        yield Token(text=ANSWER)
-        phrase = answering_phrase(phrase_of(line), question)
-        grammar = answer_grammar([e.id for e in given.evidence], phrase, self._max_sentences)
-        body = Sampling(max_tokens=self._max_tokens, temperature=self._temperature, grammar=grammar)
-        answer_prefix = [*messages, ChatMessage(role="assistant", content=line + ANSWER)]
-        yield from self.run_tokens(answer_prefix, body, started, timings, queue, continuing=True)
-
     def run_tokens(
-        self,
-        messages: list[ChatMessage],
-        sampling: Sampling,
-        started: float,
-        timings: Timings,
-        queue: QueueListener,
-        continuing: bool = False,
+        self, messages: list[ChatMessage], sampling: Sampling, started: float, timings: Timings, queue: QueueListener
     ) -> Iterator[Token]:
-        """Stream one generation. `continuing`: the second step of a reply, whose first token and
-        prompt figures are the first step's."""
         llm = _load(self._llm, timings)
         generation_started = time.perf_counter()
-        first = not continuing
+        first = True
         tokens = llm.stream_tokens(messages, sampling, queue)
         if sampling.json_schema is not None:  # read back into the text form as it streams
             tokens = reply_text(tokens)
@@ -279,10 +224,9 @@ class Generate:
                 timings["first_token_ms"] = elapsed_ms(started)
                 first = False
             yield token
-        took = elapsed_ms(generation_started)
-        timings["generate_ms"] = timings.get("generate_ms", 0.0) + took if continuing else took
+        timings["generate_ms"] = elapsed_ms(generation_started)
         prompt = getattr(llm, "last_timings", {})
-        if prompt.get("prompt_n") is not None and not continuing:
+        if prompt.get("prompt_n") is not None:
             # llama.cpp: prompt tokens processed now vs reused from its cache (the system prompt).
             timings["prompt_tokens"] = float(prompt["prompt_n"])
             timings["cached_prompt_tokens"] = float(prompt.get("cache_n", 0))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -75,13 +74,6 @@ class LLM(ABC):
         `structured`, `gives_logprobs`)."""
         for text in self.stream(messages, sampling.max_tokens, sampling.temperature, on_queued):
             yield Token(text=text)
-
-    @contextmanager
-    def turn(self, on_queued: QueueListener | None = None) -> Iterator[None]:
-        """Hold the model for several generations in a row, so that a reply written in two steps is
-        not split by another caller's (whose prompt would also push this one out of the cache). A
-        provider without a queue of its own holds nothing."""
-        yield
 
     def complete(
         self,

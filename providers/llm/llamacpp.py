@@ -5,7 +5,6 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -48,18 +47,6 @@ class LlamaCppLLM(LLM):
         self.listening_address: str = self._server.listening_address
         # llama.cpp's own figures for the latest generation (prompt_n, cache_n, prompt_ms, predicted_n, …).
         self.last_timings: dict[str, float] = {}
-        # The slot a thread holds through `turn()`: its generations use it instead of queueing again.
-        self._held = threading.local()
-
-    @contextmanager
-    def turn(self, on_queued: QueueListener | None = None) -> Iterator[None]:
-        slot = self.queue.acquire(on_queued)
-        self._held.slot = slot
-        try:
-            yield
-        finally:
-            self._held.slot = None
-            slot.release()
 
     def complete_json(self, messages: list[ChatMessage], schema: dict[str, Any], max_tokens: int) -> str:
         request = {
@@ -97,10 +84,8 @@ class LlamaCppLLM(LLM):
         if sampling.top_logprobs:
             request["logprobs"] = True
             request["top_logprobs"] = sampling.top_logprobs
-        # Waits here, in the consumer's thread (its listener may update a page), on its first next(),
-        # unless this thread holds the model through turn().
-        held = getattr(self._held, "slot", None)
-        slot = held or self.queue.acquire(on_queued)
+        # Waits here, in the consumer's thread (its listener may update a page), on its first next().
+        slot = self.queue.acquire(on_queued)
         tokens: queue.Queue[Any] = queue.Queue()
         cancelled = threading.Event()
         timings: dict[str, float] = {}
@@ -123,16 +108,14 @@ class LlamaCppLLM(LLM):
                 tokens.put(LLMError(f"llama.cpp failed: {exc}"))
             finally:
                 # Generation over: finished, failed, or cancelled because the consumer stopped reading.
-                if held is None:
-                    slot.release()
+                slot.release()
                 tokens.put(_DONE)
 
         worker = threading.Thread(target=run, name="llamacpp-generate", daemon=True)
         try:
             worker.start()
         except BaseException:
-            if held is None:
-                slot.release()
+            slot.release()
             raise
         try:
             while (item := tokens.get()) is not _DONE:

@@ -11,7 +11,7 @@ import pytest
 from core.settings import REFUSAL_TEXT, get_settings
 from providers.llm.base import ChatMessage, Sampling
 from rag import answerability
-from rag.answer_format import answer_grammar, answering_phrase, phrase_grammar
+from rag.answer_format import answer_grammar
 from rag.prompting import SYSTEM_PROMPT
 from ragchat.application import open_session
 from tests.fixtures import write_report_pdf
@@ -26,40 +26,28 @@ Storms closed the harbour in 1903. The museum now holds its logbooks.
 
 Question: {question}
 Reply with the Phrase, Answer and Missing lines."""
-HEAD = re.compile(r"^Phrase: ?([^\n\[\]]+)\n$")
-BODY = re.compile(r"^ ([^\n]+)\nMissing: ?[^\n\[\]]+$")
+FORM = re.compile(r"^Phrase: ?(NONE|[^\n\[\]]+\nAnswer: ([^\n]+)\nMissing: ?[^\n\[\]]+)$")
 
 
 @pytest.mark.parametrize(
     "question", ["Who was the first master of the harbour?", "When did storms close the harbour?", "Who built it?"]
 )
-def test_the_grammars_force_the_form_the_phrase_and_markers_from_the_given_ids(home: Path, question: str) -> None:
-    """The phrase line, then its continuation: an answer whose first sentence holds the phrase and
-    whose every sentence ends in a marker naming given evidence."""
+def test_the_grammar_forces_the_form_and_markers_from_the_given_ids(home: Path, question: str) -> None:
     llm = open_session(get_settings()).app.llm()
     messages = [
         ChatMessage(role="system", content=SYSTEM_PROMPT),
         ChatMessage(role="user", content=EVIDENCE.format(question=question)),
     ]
-    line = "".join(
-        t.text for t in llm.stream_tokens(messages, Sampling(max_tokens=64, temperature=0.0, grammar=phrase_grammar()))
-    )
-    head = HEAD.match(line)
-    assert head, line
-    phrase = head.group(1).strip().rstrip(".,;:!? ")
-    prefix = [*messages, ChatMessage(role="assistant", content=line + "Answer:")]
-    grammar = answer_grammar([1, 2], answering_phrase(phrase, question))
-    body = BODY.match(
-        "".join(t.text for t in llm.stream_tokens(prefix, Sampling(max_tokens=120, temperature=0.0, grammar=grammar)))
-    )
-    assert body, line
-    answer = body.group(1)
-    sentences = re.split(r"(?<=\])\.? (?=[A-Z])", answer)
-    if answering_phrase(phrase, question):
-        assert phrase.lower() in sentences[0].lower(), (phrase, answer)
-    assert set(re.findall(r"\[(\d+)\]", answer)) <= {"1", "2"}, answer
-    for sentence in sentences:
-        assert re.search(r"\[\d\]\.?$", sentence), sentence
+    sampling = Sampling(max_tokens=120, temperature=0.0, grammar=answer_grammar([1, 2]), top_logprobs=10)
+    reply = "".join(t.text for t in llm.stream_tokens(messages, sampling))
+    form = FORM.match(reply)
+    assert form, reply
+    if form.group(2):
+        answer = form.group(2)
+        assert set(re.findall(r"\[(\d+)\]", answer)) <= {"1", "2"} and re.search(r"\[\d\]", answer), answer
+        for sentence in re.split(r"(?<=\])\.? (?=[A-Z])", answer):
+            assert re.search(r"\[\d\]\.?$", sentence), sentence
+            assert not sentence[0].islower(), answer  # no run-on after a marker
 
 
 @pytest.fixture
