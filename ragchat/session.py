@@ -223,7 +223,7 @@ class Session:
         return ModelInfo(
             llm=self.app.llm_label,
             llm_fallback=self.app.llm_fallback,
-            embedder=self.app.embedder.label,
+            embedder=self.app.retrieval_embedder_label,
             reranker=self.app.reranker[1],
             vector_store=store_label(self.settings.model_copy(update={"collection": self.space.collection})),
         )
