@@ -13,6 +13,10 @@ ENGLISH = "en"
 
 MESSAGES: dict[str, dict[str, str]] = {
     "en": {
+        "no_documents": "No documents are uploaded yet: upload one, then ask again.",
+        "no_such_document": "No uploaded document is called {selected}. The documents are: {names}.",
+        "which_document": "Which document do you mean? There are {count}: {names}. Pick one or more to ask about "
+        "(the document picker, or `ragchat ask --doc NAME`), or name it in your question.",
         "refusal": REFUSAL_TEXT,
         "model_failed": "The model could not answer: {error}",
         "degenerate": "The model's reply was not a usable answer (it held no text, only citation marks or "
@@ -25,6 +29,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "rate_limit": "That is more than {limit} questions in a minute. Please wait {wait} s before asking again.",
     },
     "fr": {
+        "no_documents": "Aucun document n'est encore chargé : chargez-en un, puis reposez votre question.",
+        "no_such_document": "Aucun document chargé ne s'appelle {selected}. Les documents sont : {names}.",
+        "which_document": "De quel document parlez-vous ? Il y en a {count} : {names}. Choisissez-en un ou "
+        "plusieurs (le sélecteur de documents, ou `ragchat ask --doc NOM`), ou nommez-le dans votre question.",
         "refusal": "Je n'ai pas assez d'informations dans les documents chargés pour répondre à cette question.",
         "model_failed": "Le modèle n'a pas pu répondre : {error}",
         "degenerate": "La réponse du modèle n'était pas utilisable (aucun texte, seulement des renvois ou des "
@@ -37,6 +45,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "rate_limit": "Plus de {limit} questions en une minute. Attendez {wait} s avant de poser la suivante.",
     },
     "de": {
+        "no_documents": "Es sind noch keine Dokumente hochgeladen: Laden Sie eines hoch und fragen Sie dann erneut.",
+        "no_such_document": "Kein hochgeladenes Dokument heißt {selected}. Die Dokumente sind: {names}.",
+        "which_document": "Welches Dokument meinen Sie? Es gibt {count}: {names}. Wählen Sie eines oder mehrere "
+        "aus (die Dokumentauswahl oder `ragchat ask --doc NAME`), oder nennen Sie es in Ihrer Frage.",
         "refusal": "Die hochgeladenen Dokumente enthalten nicht genug Informationen, um diese Frage zu beantworten.",
         "model_failed": "Das Modell konnte nicht antworten: {error}",
         "degenerate": "Die Antwort des Modells war nicht brauchbar (kein Text, nur Quellenverweise oder "
@@ -46,6 +58,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "Fragen Sie mich zu Ihren Dokumenten, und ich antworte daraus, mit Quellen.",
     },
     "es": {
+        "no_documents": "Todavía no hay documentos cargados: cargue uno y vuelva a preguntar.",
+        "no_such_document": "Ningún documento cargado se llama {selected}. Los documentos son: {names}.",
+        "which_document": "¿A qué documento se refiere? Hay {count}: {names}. Elija uno o varios (el selector de "
+        "documentos, o `ragchat ask --doc NOMBRE`), o nómbrelo en su pregunta.",
         "refusal": "No tengo suficiente información en los documentos cargados para responder a esta pregunta.",
         "model_failed": "El modelo no pudo responder: {error}",
         "degenerate": "La respuesta del modelo no era utilizable (sin texto, solo referencias o caracteres "

@@ -220,7 +220,7 @@ class AnswerPipeline:
         route = self.route.run(question, timings) if self.route is not None else None
         scope: Scope | None = None
         if route is not None and self.route.sure(route):
-            scope = self.scope.run(question, options.documents, options.recent_documents)
+            scope = self.scope.run(question, options.documents, options.recent_documents, lang)
             # Several documents and none chosen: a request across them ("which document mentions the
             # notice period?") is a search, answered from passages; asked back only if none matches.
             if not scope.several:
@@ -233,7 +233,7 @@ class AnswerPipeline:
         timings["retrieve_ms"] = retrieval.timings_ms.get("search_ms", 0.0)
         if route is not None and self.route.unmatched(route, retrieval):
             # Never refused by the relevance gate: the documents themselves are the evidence.
-            scope = scope or self.scope.run(question, options.documents, options.recent_documents)
+            scope = scope or self.scope.run(question, options.documents, options.recent_documents, lang)
             return self._about_documents(question, route, scope, options, started, timings, queue, lang)
         memory = self._memory.context_for(question) if self._memory is not None else MemoryFacts()
         evidence = self.select_evidence.run(question, search_query, retrieval, memory)
