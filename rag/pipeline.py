@@ -53,7 +53,7 @@ from rag.document_stages import (
 )
 from rag.evidence import Embed
 from rag.guardrails import Guardrails
-from rag.messages import message
+from rag.messages import memory_note, message
 from rag.query_log import QueryLog
 from rag.retriever import HybridRetriever
 from rag.router import Route
@@ -488,7 +488,7 @@ class AnswerPipeline:
                 outcome = self.note_facts.run(message, session_id, timings)
             except Exception as exc:  # a locked or unwritable memory file: say so, lose nothing else
                 raise LLMError(f"memory could not be updated: {exc}") from exc
-            yield outcome.note or "Nothing to remember."
+            yield memory_note(outcome, lang)
 
         def finish(text: str, error: str | None) -> Answer:
             timings["total_ms"] = elapsed_ms(started)
@@ -499,7 +499,7 @@ class AnswerPipeline:
                 answer=text or f"Nothing was remembered: {error}",
                 refused=False,
                 memory_writes=outcome.writes,
-                memory_note=outcome.note or "Nothing to remember.",
+                memory_note=memory_note(outcome, lang),
                 timings_ms=timings,
                 models=self._models(),
                 error=error,
