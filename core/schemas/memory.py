@@ -34,26 +34,10 @@ class MemorySkip(BaseModel):
 
 
 class MemoryOutcome(BaseModel):
-    """What one chat turn did to memory."""
+    """What one chat turn did to memory (rag/messages.py `memory_note` tells the user)."""
 
     writes: list[MemoryWrite] = Field(default_factory=list)
     skipped: list[MemorySkip] = Field(default_factory=list)
-
-    @property
-    def note(self) -> str:
-        """The chat's account of it: what was noted, and any secret that was not."""
-        parts = [
-            f"Noted in {w.target.lower()} memory: {w.summary}" + (f" (replaces: {w.replaced})" if w.replaced else "")
-            for w in self.writes
-        ]
-        parts += [
-            f"Not saved: {s.reason}. Passwords, keys, tokens and card numbers are never written to memory."
-            for s in self.skipped
-            if s.reason.startswith("it holds")
-        ]
-        if not parts and self.skipped:
-            parts.append(f"Nothing to remember ({self.skipped[0].reason}).")
-        return "\n".join(parts)
 
 
 class MemoryFacts(BaseModel):

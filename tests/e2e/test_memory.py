@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from core.settings import get_settings
+from rag.messages import memory_note
 from ragchat.application import open_session
 from ragchat.session import Session
 from tests.conftest import TEST_LLM
@@ -72,7 +73,8 @@ def test_a_secret_is_never_stored_and_the_user_is_told(service: Session) -> None
     ]:
         outcome = service.memory.remember(secret)
         assert outcome.writes == [], secret
-        assert "Not saved: it holds" in outcome.note and "never written to memory" in outcome.note
+        note = memory_note(outcome, "en")
+        assert "Not saved: it holds" in note and "never written to memory" in note
     assert {t: f.entries() for t, f in service.memory.files.items()} == before
     written = "".join(f.path.read_text(encoding="utf-8") for f in service.memory.files.values())
     for never in ("Tulip", "4111", "ghp_"):

@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.language import LanguageDetector
-from core.schemas import Chunk, Hit, Scores
+from core.schemas import Chunk, Hit, MemoryOutcome, MemorySkip, MemoryWrite, Scores
 from core.settings import REFUSAL_TEXT
 from rag.guardrails import INJECTION_MESSAGE, Guardrails
-from rag.messages import MESSAGES, message
+from rag.messages import MESSAGES, memory_note, message
 from rag.prompting import build_messages
 from rag.rate_limit import RateLimiter
 
@@ -64,3 +64,25 @@ def _fields(text: str) -> list[str]:
     import string
 
     return [name for _, name, _, _ in string.Formatter().parse(text) if name]
+
+
+def test_the_memory_note_is_in_the_askers_language_and_keeps_the_entries() -> None:
+    outcome = MemoryOutcome(
+        writes=[
+            MemoryWrite(target="USER", summary="The user is a Project Finance Analyst."),
+            MemoryWrite(target="COMPANY", summary="Acme bills in euros.", replaced="Acme bills in dollars."),
+        ],
+        skipped=[MemorySkip(text="my password is …", reason="it holds a password")],
+    )
+    assert memory_note(outcome, "en").splitlines() == [
+        "Noted in user memory: The user is a Project Finance Analyst.",
+        "Noted in company memory: Acme bills in euros. (replaces: Acme bills in dollars.)",
+        "Not saved: it holds a password. Passwords, keys, tokens and card numbers are never written to memory.",
+    ]
+    french = memory_note(outcome, "fr").splitlines()
+    assert french[0] == "Noté dans la mémoire de l'utilisateur : The user is a Project Finance Analyst."
+    assert "(remplace : Acme bills in dollars.)" in french[1] and french[2].startswith("Non enregistré : it holds")
+    nothing = MemoryOutcome(skipped=[MemorySkip(text="bonjour", reason="no lasting fact in it")])
+    assert memory_note(nothing, "fr") == "Rien à retenir de ce message (no lasting fact in it)."
+    assert memory_note(MemoryOutcome(), "de") == "Aus dieser Nachricht gibt es nichts zu merken."
+    assert memory_note(MemoryOutcome(), "en") == "Nothing to remember."

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from core.language import LanguageDetector
 from core.schemas import DocumentRecord, Page
 from rag.document_stages import ChooseScope, cited_sentences
 from rag.router import Form
@@ -92,17 +93,29 @@ class Registry:
 
 def test_scope_selected_then_named_then_the_only_one_then_the_last_upload_else_ask_back() -> None:
     two = ChooseScope(Registry([record("onboarding_guide.pdf"), record("minutes.txt")]))
-    assert [d.source for d in two.run("Summarise it", ("minutes.txt",), ()).documents] == ["minutes.txt"]
-    assert two.run("Summarise it", ("nothing.pdf",), ()).clarify is not None
-    assert [d.source for d in two.run("What does the onboarding guide cover?", (), ()).documents] == [
+    assert [d.source for d in two.run("Summarise it", ("minutes.txt",), (), "en").documents] == ["minutes.txt"]
+    assert two.run("Summarise it", ("nothing.pdf",), (), "en").clarify is not None
+    assert [d.source for d in two.run("What does the onboarding guide cover?", (), (), "en").documents] == [
         "onboarding_guide.pdf"
     ]
-    assert [d.source for d in two.run("What is this about?", (), ("minutes.txt",)).documents] == ["minutes.txt"]
-    unclear = two.run("What is this about?", (), ())
+    assert [d.source for d in two.run("What is this about?", (), ("minutes.txt",), "en").documents] == ["minutes.txt"]
+    unclear = two.run("What is this about?", (), (), "en")
     assert unclear.documents == [] and unclear.clarify and "onboarding_guide.pdf" in unclear.clarify
     one = ChooseScope(Registry([record("report.pdf")]))
-    assert [d.source for d in one.run("What is this about?", (), ()).documents] == ["report.pdf"]
-    assert ChooseScope(Registry([])).run("What is this about?", (), ()).clarify
+    assert [d.source for d in one.run("What is this about?", (), (), "en").documents] == ["report.pdf"]
+    assert ChooseScope(Registry([])).run("What is this about?", (), (), "en").clarify
+
+
+def test_the_question_asked_back_is_in_the_askers_language() -> None:
+    two = ChooseScope(Registry([record("onboarding_guide.pdf"), record("minutes.txt")]))
+    detector = LanguageDetector()
+    for lang in ("fr", "de", "es"):
+        unclear = two.run("Résume-le", (), (), lang)
+        assert unclear.several and unclear.clarify and "onboarding_guide.pdf, minutes.txt" in unclear.clarify
+        assert detector(unclear.clarify) == lang
+        missing = two.run("Résume-le", ("nothing.pdf",), (), lang).clarify or ""
+        assert "nothing.pdf" in missing and detector(missing) == lang
+        assert detector(ChooseScope(Registry([])).run("Résume-le", (), (), lang).clarify or "") == lang
 
 
 def test_the_cache_keeps_summaries_by_version_and_drops_replaced_and_deleted_ones(tmp_path: Path) -> None:
