@@ -28,7 +28,7 @@ from memory.dedup import DedupResult, compare, different_slots
 from memory.extractor import FirstPerson, Rejected, checked, extract, relation
 from memory.fact_gate import FactGate
 from memory.markdown_store import MemoryFile
-from providers.llm.base import LLM
+from providers.llm.base import LLM, LLMError
 
 
 class _Candidate(TypedDict):
@@ -88,7 +88,7 @@ class MemoryGraph:
         message = state["message"]
         skipped = list(state["skipped"])
         try:
-            facts = extract(self._llm_factory(), message)
+            facts = extract(self._model(), message)
         except Rejected as rejected:
             return {"candidates": [], "skipped": [*skipped, MemorySkip(text=message[:80], reason=str(rejected))]}
         if not facts:
@@ -101,6 +101,14 @@ class MemoryGraph:
                 skipped.append(MemorySkip(text=fact.statement[:80], reason=str(rejected)))
         return {"candidates": candidates, "skipped": skipped}
 
+    def _model(self) -> LLM:
+        """The memory model. One that cannot be loaded (a missing GGUF, a server gone) leaves the
+        message's facts unstored with the reason, as a failed reply does, instead of failing the turn."""
+        try:
+            return self._llm_factory()
+        except LLMError as exc:
+            raise Rejected(f"the memory model could not be loaded ({exc})") from exc
+
     def _checked(self, fact: MemoryFact, message: str) -> MemoryFact:
         """The fact checked against the message; a clause the model copied in the first person (the
         0.5B does with a message's second fact: "Our company pays salaries on the 25th.") is given
@@ -108,7 +116,7 @@ class MemoryGraph:
         try:
             return checked(fact, message)
         except FirstPerson:
-            restated = extract(self._llm_factory(), fact.statement)
+            restated = extract(self._model(), fact.statement)
             if len(restated) != 1:
                 raise
             return checked(restated[0], message)

@@ -99,3 +99,5 @@ class OllamaLLM(LLM):
                     f"Ollama ({self._model}) stopped mid-reply after {parts} reply parts: {exc.error}"
                 ) from exc
             raise LLMError(f"Ollama ({self._model}) failed: {exc}") from exc
+        except ValueError as exc:  # a reply that is not the JSON the client expects (a proxy, an old server)
+            raise LLMError(f"Ollama at {self._host} sent a reply that could not be read: {exc}") from exc
