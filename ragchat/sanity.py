@@ -40,7 +40,7 @@ QUESTIONS = (
     "How many Zigbee devices can one hub control?",
 )
 FACTS = (
-    "I prefer answers with the figures in a short list.",
+    "I work as a logistics planner in the Rotterdam office.",
     "Our company installs Nimbus hubs in all of its 12 offices.",
 )
 WEATHER_PLACE = "Rotterdam"

@@ -41,7 +41,8 @@ WATCH_ANSWER_JS = """() => {
     const messages = document.querySelectorAll('[data-testid="stChatMessage"]');
     const last = messages[messages.length - 1];
     if (!last || !last.querySelector('[data-testid="stChatMessageAvatarAssistant"]')) return;
-    const first = last.querySelector('[data-testid="stMarkdownContainer"]');
+    const first = Array.from(last.querySelectorAll('[data-testid="stMarkdownContainer"]'))
+      .find((element) => !element.closest('button'));  // the answer, not the Stop button's label
     const text = first ? first.innerText.trim() : "";
     const seen = window.__answerTexts;
     if (text && seen[seen.length - 1] !== text) seen.push(text);
