@@ -16,28 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
+from core.linear_probe import probability
+
 WEIGHTS_PATH = Path(__file__).with_name("fact_gate_weights.json")
-
-
-def normalise(vectors: np.ndarray) -> np.ndarray:
-    vectors = np.asarray(vectors, dtype=np.float32)
-    return vectors / (np.linalg.norm(vectors, axis=-1, keepdims=True) + 1e-9)
-
-
-def fit(
-    vectors: np.ndarray, labels: np.ndarray, l2: float, steps: int = 3000, rate: float = 0.5
-) -> tuple[np.ndarray, float]:
-    """Logistic regression by full-batch gradient descent (a few hundred examples: milliseconds)."""
-    x = normalise(vectors).astype(np.float64)
-    y = labels.astype(np.float64)
-    w = np.zeros(x.shape[1])
-    b = 0.0
-    for _ in range(steps):
-        p = 1.0 / (1.0 + np.exp(-(x @ w + b)))
-        grad = p - y
-        w -= rate * (x.T @ grad / len(y) + l2 * w)
-        b -= rate * grad.mean()
-    return w.astype(np.float32), float(b)
 
 
 @dataclass(frozen=True)
@@ -55,7 +36,7 @@ class GateWeights:
         path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
 
     def probability(self, vectors: np.ndarray) -> np.ndarray:
-        return 1.0 / (1.0 + np.exp(-(normalise(vectors) @ self.weights + self.bias)))
+        return probability(vectors, self.weights, self.bias)
 
 
 class FactGate:

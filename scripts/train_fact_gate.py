@@ -15,8 +15,9 @@ import json
 
 import numpy as np
 
+from core.linear_probe import fit
 from core.settings import PROJECT_ROOT, get_settings
-from memory.fact_gate import WEIGHTS_PATH, GateWeights, fit
+from memory.fact_gate import WEIGHTS_PATH, GateWeights
 from providers.embedder import Embedder
 
 TRAIN = PROJECT_ROOT / "eval" / "datasets" / "memory_gate" / "train.jsonl"

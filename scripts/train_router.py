@@ -20,9 +20,10 @@ from pathlib import Path
 
 import numpy as np
 
+from core.linear_probe import fit
 from core.settings import PROJECT_ROOT, get_settings
 from providers.embedder import Embedder
-from rag.router import WEIGHTS_PATH, RouterWeights, fit
+from rag.router import WEIGHTS_PATH, RouterWeights
 
 DATASET = PROJECT_ROOT / "eval" / "datasets" / "routing" / "requests.jsonl"
 L2 = 1e-3

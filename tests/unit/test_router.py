@@ -8,11 +8,12 @@ import json
 import numpy as np
 import pytest
 
+from core.linear_probe import fit
 from core.schemas import Chunk, Hit, Retrieval, Scores
 from core.settings import get_settings
 from providers.embedder import Embedder
 from rag.document_stages import RouteRequest
-from rag.router import WEIGHTS_PATH, Form, Route, Router, RouterWeights, fit, requested_form
+from rag.router import WEIGHTS_PATH, Form, Route, Router, RouterWeights, requested_form
 from scripts.train_router import DATASET, folds, load
 
 
