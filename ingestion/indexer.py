@@ -1,18 +1,24 @@
-"""Ingest one file: open → (pages: parse → redact → chunk) → embed → store → register.
+"""Ingest one file: open → (pages: parse → redact → chunk) → keyword index → embed → store.
 
-Streaming: a worker thread reads and chunks pages ahead (at most QUEUE_PAGES of them) while this
-thread embeds and stores batches of `ingest_batch` chunks, so parsing overlaps embedding and only a
-few pages are held at once. Cancel is checked between pages and batches.
+Progressive: a worker thread reads and chunks pages ahead (at most QUEUE_PAGES of them) while this
+thread stores each page's text and chunks in the registry; then all chunks go into BM25 as one
+segment, and a new document goes live: searchable by keyword, from any process, within seconds even
+for thousands of pages. Embedding follows, `ingest_batch` chunks at a time, each batch recorded as
+embedded in the registry, so semantic search fills in behind while the document is already searched
+(a search embeds the few not-yet-embedded chunks it returns on the fly). Only the chunk texts of one
+document are held for the BM25 segment; vectors are never held beyond a batch.
 
-Idempotent and atomic per document: the same name with the same version is "unchanged"; a new
-version is journalled as unfinished, its chunks are added beside the old ones (Chroma batch by batch,
-then BM25 as one segment), the registry switches to it in one SQLite write, and only then are the
-old version's chunks deleted. Retrieval only returns chunks of registered versions, so a crash at any
-point leaves search consistent; `recover` (run at start-up and before each ingest) deletes what an
-interrupted run left, so the registry, Chroma and BM25 agree again, and a rerun indexes the file.
-With a Chroma server the same holds when the server goes away mid-ingest: the version stays journalled
-and is cleaned up once the server answers again. `reconcile` (at start-up) brings BM25 and the registry
-in step with what the vector store actually holds.
+Idempotent and atomic per document: the same name with the same version is "unchanged" (or, if its
+embedding was interrupted, finished); a new version is journalled as unfinished, and a replacing
+version goes live only when fully embedded, in one SQLite write, so the old one is searched whole
+until then; only then are the old version's chunks deleted. Cancel, a delete of the document (this
+process) or a stop request (a delete or re-upload in another process) is checked between pages and
+batches and removes what this ingest wrote. Retrieval only returns chunks of registered versions, so
+a crash at any point leaves search consistent; `recover` (before each write) deletes what an
+interrupted run left, and a live document a crash left partly embedded stays searchable by keyword
+until `resume` (or a re-upload) finishes it. With a Chroma server the same holds when the server goes
+away mid-ingest. `reconcile` (at start-up) brings BM25 and the registry in step with what the vector
+store actually holds.
 """
 
 from __future__ import annotations
@@ -158,21 +164,24 @@ class Indexer:
           `ragchat docs` and the app say which documents a rebuild or a new upload must restore.
         Chunks of no registered document are left alone (never searched) and only logged."""
         stored = self._store.count()
-        if len(self._bm25) != stored:
+        waiting = self._registry.waiting_total()  # in BM25, not embedded yet
+        if len(self._bm25) != stored + waiting:
             log.warning(
-                "BM25 holds %d chunks, the vector store %d: rebuilding BM25 from the stored chunks",
+                "BM25 holds %d chunks, the vector store %d and %d wait to be embedded: rebuilding BM25",
                 len(self._bm25),
                 stored,
+                waiting,
             )
             self.rebuild_keyword_index()
         documents = self._registry.all()
-        if sum(d.chunks for d in documents) == stored and not any(d.missing_chunks for d in documents):
+        embedded = sum(d.chunks - d.pending_chunks for d in documents)
+        if embedded == stored and not any(d.missing_chunks for d in documents):
             return
         found_total = 0
         for record in documents:
             found = self._store.count_version(record.doc_id, record.content_hash)
             found_total += found
-            missing = max(record.chunks - found, 0)
+            missing = max(record.chunks - record.pending_chunks - found, 0)
             if missing != record.missing_chunks:
                 self._registry.mark_missing(record.doc_id, record.content_hash, missing)
             if missing:
@@ -209,8 +218,12 @@ class Indexer:
                         "(RAGCHAT_MAX_FILE_MB)"
                     )
                 self.require_current_index()
+                self._registry.clear_stop(doc_id_for(source))
                 version = version_hash(data, redact)
                 existing = self._registry.get(doc_id_for(source))
+                if existing and existing.content_hash == version and existing.pending_chunks:
+                    # An ingest of this very version was interrupted while embedding: finish it.
+                    return self._finish_embedding(existing, progress, cancel)
                 if existing and existing.content_hash == version and not existing.missing_chunks:
                     notes = existing.model_dump(include=set(_NOTE_FIELDS))
                     return IngestResult(
@@ -252,13 +265,10 @@ class Indexer:
             if original is not None:  # journalled: dropped with the version's rows if it never goes live
                 self._registry.add_original(doc_id, version, original)
             result = self._write(parsed, redact, progress, cancel, started)
-        except IngestCancelled:
+        except IngestCancelled as stop:
             self._discard(doc_id, version)
             return IngestResult(
-                source=parsed.source,
-                status="cancelled",
-                error="cancelled; the index is as it was",
-                seconds=time.perf_counter() - started,
+                source=parsed.source, status="cancelled", error=str(stop), seconds=time.perf_counter() - started
             )
         except (ParseError, VectorStoreUnavailable) as exc:  # a server outage: its sentence, not a class name
             self._discard(doc_id, version)
@@ -280,10 +290,12 @@ class Indexer:
         return result
 
     def _discard(self, doc_id: str, version: str) -> None:
-        """Remove a version that will not become live (cancel, failure). If that fails too (the Chroma
-        server is down), the journal row stays, released to `recover`, which finishes the job before
-        the next ingest or at the next start."""
+        """Remove a version that will not stay live (cancel, failure; a new document may already be
+        searchable by keyword). If that fails too (the Chroma server is down), the journal row stays,
+        released to `recover`, which finishes the job before the next ingest or at the next start."""
         try:
+            if self._registry.live_versions().get(doc_id) == version:
+                self._registry.delete(doc_id)  # journalled again, as unfinished
             self._store.delete_version(doc_id, version)
             self._bm25.delete_document(doc_id, only_hash=version)
             self._registry.abandon(doc_id, version)
@@ -297,6 +309,10 @@ class Indexer:
     def _write(
         self, parsed: ParsedFile, redact: bool, progress: Progress, cancel: threading.Event, started: float
     ) -> IngestResult:
+        """Two passes. Read: every page parsed, chunked and stored (page texts, the chunks to embed),
+        then one BM25 segment; a new document goes live here, searchable by keyword. Embed: the
+        stored chunks, batch by batch, into the vector store; a replacing version goes live only
+        after this, so the old one stays whole until then."""
         doc_id = doc_id_for(parsed.source)
         version = parsed.content_hash
         total = parsed.page_count
@@ -315,15 +331,12 @@ class Indexer:
             progress(state.model_copy())
 
         def flush() -> None:
-            if cancel.is_set():
-                raise IngestCancelled
-            if batch.chunks:
-                vectors = self._embed([c.text for c in batch.chunks])
-                self._store.add(batch.chunks, vectors)
-                keyword_ids.extend(c.chunk_id for c in batch.chunks)
-                keyword_texts.extend(c.text for c in batch.chunks)
-                keyword_langs.extend(c.lang for c in batch.chunks)
+            self._check_stop(doc_id, version, cancel, live=False)
             self._registry.add_pages(doc_id, version, batch.pages, batch.redactions)
+            self._registry.add_chunks_to_embed(doc_id, version, batch.chunks)
+            keyword_ids.extend(c.chunk_id for c in batch.chunks)
+            keyword_texts.extend(c.text for c in batch.chunks)
+            keyword_langs.extend(c.lang for c in batch.chunks)
             batch.chunks, batch.pages, batch.redactions = [], [], []
 
         with closing(_pages_ahead(parsed, redactor, self._settings, cancel)) as pages:
@@ -338,11 +351,8 @@ class Indexer:
                 batch.chunks += chunks
                 batch.pages.append(page)
                 batch.redactions += found
-                if len(batch.chunks) >= self._settings.ingest_batch:
-                    report(f"embedding: page {state.pages_done} of {total}")
+                if len(batch.pages) >= QUEUE_PAGES:
                     flush()
-                if cancel.is_set():
-                    raise IngestCancelled
                 report(f"reading page {state.pages_done} of {total}")
         flush()
         if not keyword_ids:
@@ -351,8 +361,7 @@ class Indexer:
         self._bm25.add(
             keyword_ids, keyword_texts, [doc_id] * len(keyword_ids), [version] * len(keyword_ids), keyword_langs
         )
-        if cancel.is_set():
-            raise IngestCancelled
+        self._check_stop(doc_id, version, cancel, live=False)
         pages = total if parsed.file_type == "pdf" else None  # TXT/MD have no pages
         record = DocumentRecord(
             doc_id=doc_id,
@@ -369,15 +378,90 @@ class Indexer:
             redacted=redact,
             redactions=redactions,
             warnings=[*parsed.warnings, *_warnings(parsed, no_text, ocr_read, self._ocr, redactions)],
+            pending_chunks=len(keyword_ids),
         )
-        old = self._registry.switch(record)  # from here on the new version is the searchable one
-        if old:
-            self._remove_replaced(doc_id, old, version)
+        progressive = self._registry.get(doc_id) is None
+        searchable_s = None
+        if progressive:  # a new document: searchable by keyword from here on
+            self._registry.switch(record)
+            searchable_s = time.perf_counter() - started
+            state.searchable = True
+        state.embedding_since_s = time.perf_counter() - started
+        self._embed_waiting(record, state, report, cancel, live=progressive)
+        if not progressive:
+            old = self._registry.switch(record.model_copy(update={"pending_chunks": 0}))
+            if old:
+                self._remove_replaced(doc_id, old, version)
         report("indexed")
         return IngestResult(
             source=parsed.source,
             status="indexed",
             pages=pages,
+            chunks=record.chunks,
+            seconds=time.perf_counter() - started,
+            searchable_s=searchable_s,
+            **record.model_dump(include=set(_NOTE_FIELDS)),
+        )
+
+    def _embed_waiting(
+        self,
+        record: DocumentRecord,
+        state: IngestProgress,
+        report: Callable[[str], None],
+        cancel: threading.Event,
+        live: bool,
+    ) -> None:
+        """Embed a version's stored chunks into the vector store, `ingest_batch` at a time, recording
+        each batch as embedded in the same step. Stops (IngestCancelled) when cancelled, when another
+        process asks, or when a live document is deleted meanwhile."""
+        step = max(self._settings.ingest_batch, 1)
+        while True:
+            self._check_stop(record.doc_id, record.content_hash, cancel, live)
+            chunks = self._registry.chunks_to_embed(record.doc_id, record.content_hash, step)
+            if not chunks:
+                return
+            report(f"embedding: {state.chunks_embedded} of {state.chunks} chunks")
+            vectors = self._embed([c.text for c in chunks])
+            self._check_stop(record.doc_id, record.content_hash, cancel, live)
+            self._store.add(chunks, vectors)
+            self._registry.mark_embedded(record.doc_id, record.content_hash, [c.chunk_id for c in chunks])
+            state.chunks_embedded += len(chunks)
+
+    def _check_stop(self, doc_id: str, version: str, cancel: threading.Event, live: bool) -> None:
+        if cancel.is_set():
+            raise IngestCancelled("cancelled; the index is as it was")
+        if self._registry.stop_requested(doc_id):
+            raise IngestCancelled("stopped: the document is being deleted or replaced by a newer upload")
+        if live and self._registry.live_versions().get(doc_id) != version:
+            raise IngestCancelled("stopped: the document was deleted while it was being embedded")
+
+    def resume(self, progress: Progress = no_progress, cancel: threading.Event | None = None) -> list[IngestResult]:
+        """Finish embedding the live documents an interrupted ingest left partly embedded (they stay
+        searchable by keyword meanwhile). The caller holds the write lock, so nobody else embeds them."""
+        cancel = cancel or threading.Event()
+        with self._write_lock:
+            return [
+                self._finish_embedding(record, progress, cancel)
+                for record in self._registry.all()
+                if record.pending_chunks and not cancel.is_set()
+            ]
+
+    def _finish_embedding(self, record: DocumentRecord, progress: Progress, cancel: threading.Event) -> IngestResult:
+        started = time.perf_counter()
+        state = IngestProgress(stage="embedding", chunks=record.pending_chunks, searchable=True, embedding_since_s=0.0)
+
+        def report(stage: str) -> None:
+            state.stage, state.elapsed_s = stage, time.perf_counter() - started
+            progress(state.model_copy())
+
+        try:
+            self._embed_waiting(record, state, report, cancel, live=True)
+        except IngestCancelled as stop:
+            return IngestResult(source=record.source, status="cancelled", error=str(stop))
+        return IngestResult(
+            source=record.source,
+            status="indexed",
+            pages=record.pages,
             chunks=record.chunks,
             seconds=time.perf_counter() - started,
             **record.model_dump(include=set(_NOTE_FIELDS)),
@@ -467,13 +551,17 @@ class Indexer:
             part = chunks[begin : begin + step]
             self._store.add(part, self._embed([c.text for c in part]))
         self._add_to_keyword_index(chunks)
-        self._registry.put(record.model_copy(update={"chunks": len(chunks)}))
+        self._registry.mark_embedded(record.doc_id, record.content_hash, [c.chunk_id for c in chunks])
+        self._registry.put(record.model_copy(update={"chunks": len(chunks), "pending_chunks": 0}))
         return IngestResult(source=record.source, status="indexed", pages=record.pages, chunks=len(chunks))
 
     def rebuild_keyword_index(self) -> int:
-        """Refill the BM25 index from the vector store (after its files were lost or it fell out of step)."""
+        """Refill the BM25 index from the vector store and the chunks still to embed (after its files
+        were lost or it fell out of step)."""
         self._bm25.clear()
         for batch in self._store.iter_chunks():
+            self._add_to_keyword_index(batch)
+        for batch in self._registry.iter_chunks_to_embed():
             self._add_to_keyword_index(batch)
         return len(self._bm25)
 

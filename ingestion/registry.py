@@ -1,8 +1,15 @@
 """The document registry, in the SQLite file of RAGCHAT_HOME.
 
-- `documents`: one row per live document version, written only after its chunks are in both stores,
-  so a row means "this version is fully searchable" — unless `missing_chunks` says the vector store
-  lost some since (a Chroma server wiped or restored from an older backup; found at start-up).
+- `documents`: one row per live document version, written once its chunks are in the keyword index
+  (BM25). `pending_chunks` counts those not yet embedded: a new document goes live as soon as
+  keyword search can find it, and semantic search fills in behind (progressive ingest); a replacing
+  version goes live only when fully embedded. `missing_chunks` says the vector store lost some since
+  (a Chroma server wiped or restored from an older backup; found at start-up).
+- `chunks_to_embed`: the chunks of a version that are in BM25 but not yet in the vector store, with
+  their text and metadata, so a search can show them (and embed them on the fly) before the ingest
+  embeds them, and a killed ingest can be finished later from here.
+- `stop_requests`: a delete, or a re-upload in another process, asks whoever is writing that
+  document to stop; the writer checks between batches, and the next ingest of it clears the request.
 - `unfinished`: versions whose chunks may sit in the stores without being live: one being written
   (with the writer's process id), or an old one still to be deleted after a switch. A crash at any
   point leaves a row here; `Indexer.recover` deletes those chunks on the next start, so the registry,
@@ -24,7 +31,7 @@ from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
 
-from core.schemas import DocumentRecord, IndexManifest, IngestNotes, Page, Redaction
+from core.schemas import Chunk, DocumentRecord, IndexManifest, IngestNotes, Page, Redaction, StillEmbedding
 from core.sqlite_db import SQLiteTables
 
 _SCHEMA = """
@@ -67,10 +74,23 @@ CREATE TABLE IF NOT EXISTS originals (
     data BLOB NOT NULL,
     PRIMARY KEY (doc_id, content_hash)
 );
+CREATE TABLE IF NOT EXISTS chunks_to_embed (
+    chunk_id TEXT PRIMARY KEY,
+    doc_id TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunks_to_embed_by_version ON chunks_to_embed (doc_id, content_hash, position);
+CREATE TABLE IF NOT EXISTS stop_requests (doc_id TEXT PRIMARY KEY, pid INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 # Columns added after the first release; an older file gets them on open.
-_ADDED_COLUMNS = {"notes": "TEXT NOT NULL DEFAULT '{}'", "missing_chunks": "INTEGER NOT NULL DEFAULT 0"}
+_ADDED_COLUMNS = {
+    "notes": "TEXT NOT NULL DEFAULT '{}'",
+    "missing_chunks": "INTEGER NOT NULL DEFAULT 0",
+    "pending_chunks": "INTEGER NOT NULL DEFAULT 0",
+}
 _MANIFEST_KEY = "index_manifest"
 _REBUILD_KEY = "rebuild_started"
 
@@ -88,7 +108,7 @@ class Registry(SQLiteTables):
         # beside the app) commits, so the cached map is re-read only after a change.
         self._reader = sqlite3.connect(self._path, timeout=30, check_same_thread=False)
         self._reader_lock = threading.Lock()
-        self._live: tuple[int, dict[str, str]] | None = None
+        self._live: tuple[int, dict[str, str], list[StillEmbedding]] | None = None
 
     # ---- documents ----------------------------------------------------------------------------
     def get(self, doc_id: str) -> DocumentRecord | None:
@@ -129,13 +149,27 @@ class Registry(SQLiteTables):
         return [_record(row) for row in rows]
 
     def live_versions(self) -> dict[str, str]:
-        """doc_id → content_hash of every fully indexed document version. Read-only for callers."""
+        """doc_id → content_hash of every searchable document version. Read-only for callers."""
+        return self._live_state()[1]
+
+    def still_embedding(self) -> list[StillEmbedding]:
+        """Live documents whose semantic index is not complete yet, by source."""
+        return self._live_state()[2]
+
+    def _live_state(self) -> tuple[int, dict[str, str], list[StillEmbedding]]:
         with self._reader_lock:
             (version,) = self._reader.execute("PRAGMA data_version").fetchone()
             if self._live is None or self._live[0] != version:
-                rows = self._reader.execute("SELECT doc_id, content_hash FROM documents").fetchall()
-                self._live = (version, dict(rows))
-            return self._live[1]
+                rows = self._reader.execute(
+                    "SELECT doc_id, content_hash, source, chunks, pending_chunks FROM documents ORDER BY source"
+                ).fetchall()
+                partial = [
+                    StillEmbedding(source=source, embedded_fraction=1.0 - pending / chunks)
+                    for _, _, source, chunks, pending in rows
+                    if pending and chunks
+                ]
+                self._live = (version, {doc_id: content_hash for doc_id, content_hash, *_ in rows}, partial)
+            return self._live
 
     # ---- the journal of unfinished versions ---------------------------------------------------------
     def begin_version(self, doc_id: str, content_hash: str) -> None:
@@ -177,6 +211,73 @@ class Registry(SQLiteTables):
                 conn.execute("INSERT OR REPLACE INTO unfinished VALUES (?, ?, NULL)", (record.doc_id, old))
                 _drop_version_rows(conn, record.doc_id, old)
         return old
+
+    # ---- chunks in BM25 that are not embedded yet ------------------------------------------------------
+    def add_chunks_to_embed(self, doc_id: str, content_hash: str, chunks: list[Chunk]) -> None:
+        with closing(self._connect()) as conn, conn:
+            conn.executemany(
+                "INSERT OR REPLACE INTO chunks_to_embed VALUES (?, ?, ?, ?, ?)",
+                [(c.chunk_id, doc_id, content_hash, c.chunk_index, c.model_dump_json()) for c in chunks],
+            )
+
+    def chunks_to_embed(self, doc_id: str, content_hash: str, limit: int) -> list[Chunk]:
+        """The next `limit` chunks of a version still to embed, in document order."""
+        with closing(self._connect()) as conn:
+            rows = conn.execute(
+                "SELECT data FROM chunks_to_embed WHERE doc_id = ? AND content_hash = ? ORDER BY position LIMIT ?",
+                (doc_id, content_hash, limit),
+            ).fetchall()
+        return [Chunk.model_validate_json(row["data"]) for row in rows]
+
+    def waiting_chunks(self, chunk_ids: list[str]) -> dict[str, Chunk]:
+        """Those of these chunks that keyword search knows but the vector store does not hold yet."""
+        if not chunk_ids:
+            return {}
+        with closing(self._connect()) as conn:
+            marks = ",".join("?" * len(chunk_ids))
+            rows = conn.execute(f"SELECT data FROM chunks_to_embed WHERE chunk_id IN ({marks})", chunk_ids).fetchall()
+        chunks = [Chunk.model_validate_json(row["data"]) for row in rows]
+        return {c.chunk_id: c for c in chunks}
+
+    def mark_embedded(self, doc_id: str, content_hash: str, chunk_ids: list[str]) -> int:
+        """These chunks are in the vector store now. Returns how many of the version are still to embed."""
+        with closing(self._connect()) as conn, conn:
+            conn.executemany("DELETE FROM chunks_to_embed WHERE chunk_id = ?", [(cid,) for cid in chunk_ids])
+            (left,) = conn.execute(
+                "SELECT COUNT(*) FROM chunks_to_embed WHERE doc_id = ? AND content_hash = ?", (doc_id, content_hash)
+            ).fetchone()
+            conn.execute(
+                "UPDATE documents SET pending_chunks = ? WHERE doc_id = ? AND content_hash = ?",
+                (left, doc_id, content_hash),
+            )
+        return int(left)
+
+    def iter_chunks_to_embed(self, batch: int = 1000) -> Iterator[list[Chunk]]:
+        with closing(self._connect()) as conn:
+            cursor = conn.execute("SELECT data FROM chunks_to_embed ORDER BY doc_id, position")
+            while rows := cursor.fetchmany(batch):
+                yield [Chunk.model_validate_json(row["data"]) for row in rows]
+
+    def waiting_total(self) -> int:
+        """Chunks of any version that BM25 may hold and the vector store does not (reconciliation)."""
+        with closing(self._connect()) as conn:
+            return int(conn.execute("SELECT COUNT(*) FROM chunks_to_embed").fetchone()[0])
+
+    # ---- asking the writer of a document to stop ------------------------------------------------------
+    def request_stop(self, doc_id: str) -> None:
+        with closing(self._connect()) as conn, conn:
+            conn.execute("INSERT OR REPLACE INTO stop_requests VALUES (?, ?)", (doc_id, os.getpid()))
+
+    def stop_requested(self, doc_id: str) -> bool:
+        """Whether a delete or a newer upload asked the writer of this document to stop."""
+        with closing(self._connect()) as conn:
+            row = conn.execute("SELECT 1 FROM stop_requests WHERE doc_id = ?", (doc_id,)).fetchone()
+        return row is not None
+
+    def clear_stop(self, doc_id: str) -> None:
+        """At the start of a write of this document: a request made before it is not for it."""
+        with closing(self._connect()) as conn, conn:
+            conn.execute("DELETE FROM stop_requests WHERE doc_id = ?", (doc_id,))
 
     def abandon(self, doc_id: str, content_hash: str) -> None:
         """Forget a version that will never be live (its chunks must already be gone)."""
@@ -275,7 +376,7 @@ def _put(conn: sqlite3.Connection, record: DocumentRecord) -> None:
     notes = IngestNotes.model_validate(record.model_dump(include=set(IngestNotes.model_fields)))
     conn.execute(
         "INSERT OR REPLACE INTO documents (doc_id, source, file_type, content_hash, size_bytes, pages, chunks, "
-        "ingested_at, notes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "ingested_at, notes, pending_chunks) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             record.doc_id,
             record.source,
@@ -286,6 +387,7 @@ def _put(conn: sqlite3.Connection, record: DocumentRecord) -> None:
             record.chunks,
             record.ingested_at.isoformat(),
             notes.model_dump_json(),
+            record.pending_chunks,
         ),
     )
 
@@ -294,6 +396,7 @@ def _drop_version_rows(conn: sqlite3.Connection, doc_id: str, content_hash: str)
     conn.execute("DELETE FROM pages WHERE doc_id = ? AND content_hash = ?", (doc_id, content_hash))
     conn.execute("DELETE FROM redactions WHERE doc_id = ? AND content_hash = ?", (doc_id, content_hash))
     conn.execute("DELETE FROM originals WHERE doc_id = ? AND content_hash = ?", (doc_id, content_hash))
+    conn.execute("DELETE FROM chunks_to_embed WHERE doc_id = ? AND content_hash = ?", (doc_id, content_hash))
 
 
 def process_alive(pid: int) -> bool:

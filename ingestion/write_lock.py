@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from filelock import FileLock, Timeout
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from ingestion.registry import process_alive
 
@@ -37,6 +37,7 @@ class WriterInfo(BaseModel):
 
     pid: int
     what: str
+    source: str | None = Field(default=None, description="The document it writes, when it writes one.")
     fraction: float | None = None
     started_at: float
 
@@ -62,16 +63,23 @@ class WriteLock:
         self._guard = threading.Lock()
         self._holders = 0
         self._what = ""
+        self._source: str | None = None
         self._started = 0.0
         self._last_progress = 0.0
 
     @contextmanager
     def hold(
-        self, what: str, wait: bool = True, on_wait: WaitListener | None = None, poll_s: float = 1.0
+        self,
+        what: str,
+        wait: bool = True,
+        on_wait: WaitListener | None = None,
+        poll_s: float = 1.0,
+        source: str | None = None,
     ) -> Iterator[None]:
-        """Hold the lock for one write. Another process holding it: wait (telling `on_wait` who holds
-        it, about every `poll_s`), or with wait=False raise WriterBusy at once."""
-        self._acquire(what, wait, on_wait, poll_s)
+        """Hold the lock for one write (of the document `source`, if it writes one). Another process
+        holding it: wait (telling `on_wait` who holds it, about every `poll_s`), or with wait=False
+        raise WriterBusy at once."""
+        self._acquire(what, wait, on_wait, poll_s, source)
         try:
             yield
         finally:
@@ -92,7 +100,7 @@ class WriteLock:
             return None
         return info if process_alive(info.pid) else None
 
-    def _acquire(self, what: str, wait: bool, on_wait: WaitListener | None, poll_s: float) -> None:
+    def _acquire(self, what: str, wait: bool, on_wait: WaitListener | None, poll_s: float, source: str | None) -> None:
         with self._guard:
             if self._holders:
                 self._holders += 1
@@ -114,7 +122,7 @@ class WriteLock:
                         if on_wait is not None:
                             on_wait(self.holder())
             self._holders = 1
-            self._what = what
+            self._what, self._source = what, source
             self._started = time.time()
             self._publish(None)
 
@@ -127,7 +135,9 @@ class WriteLock:
             self._file_lock.release()
 
     def _publish(self, fraction: float | None) -> None:
-        info = WriterInfo(pid=os.getpid(), what=self._what, fraction=fraction, started_at=self._started)
+        info = WriterInfo(
+            pid=os.getpid(), what=self._what, source=self._source, fraction=fraction, started_at=self._started
+        )
         tmp = self.info_path.with_suffix(".json.tmp")
         tmp.write_text(json.dumps(info.model_dump()), encoding="utf-8")
         os.replace(tmp, self.info_path)

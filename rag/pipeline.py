@@ -282,6 +282,7 @@ class AnswerPipeline:
                 incomplete=error is not None and bool(text.strip()) and not refused,
                 given=given,
                 candidates=retrieval.candidates,
+                still_embedding=retrieval.still_embedding,
                 memory_used=given.memory,
                 degenerate=degenerate,
                 language=lang,

@@ -89,10 +89,17 @@ class HybridRetriever:
         # Only candidates that make the cut are fetched: BM25 returns ids, their text and vectors are in Chroma.
         best = sorted(fused, key=lambda cid: (-fused[cid], cid))[: self._candidates]
         similarity = dict(dense)
-        for cid, (chunk, vector) in self._store.get([cid for cid in best if cid not in chunks]).items():
+        fetched = self._store.get([cid for cid in best if cid not in chunks])
+        for cid, (chunk, vector) in fetched.items():
             if live.get(chunk.doc_id) == chunk.content_hash:
                 chunks[cid] = chunk
                 similarity[cid] = _cosine(query_vector, vector)
+        still_embedding = self._registry.still_embedding()
+        if still_embedding:
+            for cid, (chunk, cosine) in self._not_yet_embedded(
+                [c for c in best if c not in chunks], live, query_vector
+            ):
+                chunks[cid], similarity[cid] = chunk, cosine
         bm25_ranks, dense_ranks = ranks(bm25), ranks(dense)
         ordered = [cid for cid in best if cid in chunks]
         candidates = [
@@ -114,7 +121,25 @@ class HybridRetriever:
             candidates = reranker.rerank(query, candidates)
             timings["rerank_ms"] = _ms(mark)
         timings["search_ms"] = _ms(started)
-        return empty.model_copy(update={"hits": candidates[:k], "candidates": candidates, "timings_ms": timings})
+        return empty.model_copy(
+            update={
+                "hits": candidates[:k],
+                "candidates": candidates,
+                "timings_ms": timings,
+                "still_embedding": still_embedding,
+            }
+        )
+
+    def _not_yet_embedded(
+        self, chunk_ids: list[str], live: dict[str, str], query_vector: np.ndarray
+    ) -> list[tuple[str, tuple[Chunk, float]]]:
+        """BM25 candidates of a document whose ingest has not embedded them yet (progressive ingest):
+        read from the registry and embedded now, so they are scored like every other candidate."""
+        waiting = [c for c in self._registry.waiting_chunks(chunk_ids).values() if live.get(c.doc_id) == c.content_hash]
+        if not waiting:
+            return []
+        vectors = self._embedder.embed([c.text for c in waiting])
+        return [(c.chunk_id, (c, _cosine(query_vector, v))) for c, v in zip(waiting, vectors, strict=True)]
 
 
 def _cosine(query: np.ndarray, vector: list[float]) -> float:

@@ -47,9 +47,7 @@ def _print_json(payload: object) -> None:
 
 def _progress_line(name: str, update: IngestProgress) -> None:
     """A live progress line on a terminal (never in a pipe, so --json output stays clean)."""
-    eta = f", ~{update.eta_s:.0f} s left" if update.eta_s is not None else ""
-    pages = f" {update.pages_done}/{update.pages_total} pages" if update.pages_total > 1 else ""
-    print(f"\r\033[K{name}: {update.stage}{pages}{eta}", end="", file=sys.stderr, flush=True)
+    print(f"\r\033[K{name}: {update.describe()}", end="", file=sys.stderr, flush=True)
 
 
 class _WaitNotice:
@@ -80,12 +78,14 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     )
     if live:
         print("\r\033[K", end="", file=sys.stderr)
-    if args.json:
-        _print_json([r.model_dump(exclude={"seconds"}) for r in results])
+    if args.json:  # seconds: until fully indexed; searchable_s: until keyword search found it
+        _print_json([r.model_dump() for r in results])
     else:
         for r in results:
             pages = f"{r.pages} pages, " if r.pages is not None else ""
-            detail = r.error if r.status == "failed" else f"{pages}{r.chunks} chunks"
+            detail = r.error if r.status in ("failed", "cancelled") else f"{pages}{r.chunks} chunks"
+            if r.searchable_s is not None and r.status == "indexed":
+                detail += f" (searchable by keyword after {r.searchable_s:.1f} s, indexed after {r.seconds:.1f} s)"
             print(f"{r.status:9} {r.source}: {detail}")
             for warning in r.warnings:
                 print(f"          note: {warning}")
@@ -162,6 +162,8 @@ def cmd_search(args: argparse.Namespace) -> int:
         return 2
     retrieval = service.search(args.query, args.k, **flags)
     hits = retrieval.candidates if args.candidates else retrieval.hits
+    for partial in retrieval.still_embedding:
+        print(f"({partial.describe()})", file=sys.stderr)
     if args.json:
         _print_json([h.to_contract() for h in hits])
         return 0
@@ -234,6 +236,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
             print(LOW_CONFIDENCE_NOTE)
         if answer.search_query != answer.question:
             print(f"\n(searched for: {answer.search_query})", file=sys.stderr)
+        for partial in answer.still_embedding:
+            print(f"({partial.describe()})", file=sys.stderr)
         if answer.document_request and answer.document_request.documents:
             request = answer.document_request
             how = "whole" if request.method == "whole" else f"{request.sections} section summaries"
@@ -352,6 +356,8 @@ def cmd_docs(args: argparse.Namespace) -> int:
                 print(f"  note: {warning}")
             if r.missing_chunks:
                 print(f"  missing: {r.missing_note()}")
+            if r.pending_chunks:
+                print(f"  {r.embedding_note()}")
     return 0
 
 

@@ -12,6 +12,7 @@ lock (ingestion/write_lock.py) and, holding it, runs crash recovery and reconcil
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -19,7 +20,7 @@ from functools import cached_property
 
 from pydantic import BaseModel, Field
 
-from core.schemas import IngestProgress, IngestResult
+from core.schemas import IngestProgress, IngestResult, doc_id_for
 from core.settings import Settings
 from core.user_space import UserSpace
 from ingestion.bm25_index import BM25Index
@@ -95,7 +96,12 @@ class DocumentIndex:
 
     @contextmanager
     def writing(
-        self, what: str, wait: bool = True, on_wait: WaitListener | None = None, repair: bool = True
+        self,
+        what: str,
+        wait: bool = True,
+        on_wait: WaitListener | None = None,
+        repair: bool = True,
+        source: str | None = None,
     ) -> Iterator[IndexOpened]:
         """Hold the write lock for one write (ingest, delete, rebuild, recovery). Holding it, first take
         in what another process committed (BM25 reloads), then bring the stores in step: a run killed
@@ -103,8 +109,9 @@ class DocumentIndex:
         does not rebuild BM25 for nothing); BM25 lost or behind, or a Chroma server wiped or restored
         (BM25 rebuilt, lost documents marked). Raises WriterBusy (wait=False and another process
         writes) or VectorStoreUnavailable (a Chroma server cannot be used). repair=False skips the
-        recovery for a write that replaces everything anyway (a rebuild runs its own)."""
-        with self.write_lock.hold(what, wait=wait, on_wait=on_wait):
+        recovery for a write that replaces everything anyway (a rebuild runs its own). `source`: the
+        document this write is about, which another process that wants to write it reads."""
+        with self.write_lock.hold(what, wait=wait, on_wait=on_wait, source=source):
             self.bm25.reload_if_changed()
             if not repair:
                 yield IndexOpened(recovered_versions=0)
@@ -165,8 +172,11 @@ class DocumentIndex:
             if update.pages_total:
                 self.write_lock.progress(update.fraction)
 
+        holder = self.write_lock.holder()
+        if holder is not None and holder.source == source and holder.pid != os.getpid():
+            self.registry.request_stop(doc_id_for(source))  # a newer upload: the one being written stops
         try:
-            with self.writing(f"the ingest of {source}", wait=wait, on_wait=waiting):
+            with self.writing(f"the ingest of {source}", wait=wait, on_wait=waiting, source=source):
                 result = self.indexer.ingest(name, data, reporting, password=password, redact=redact, cancel=cancel)
                 self.summaries.keep_only(self.registry.live_versions())  # a replaced version's summaries go
                 return result
@@ -174,10 +184,27 @@ class DocumentIndex:
             return IngestResult(source=source, status="failed", error=str(exc))
 
     def delete(self, source: str) -> bool:
-        with self.writing(f"deleting {source}"):
+        """Whether the document is gone because of this call. An ingest writing it (here or in another
+        process) is asked to stop first, and removes what it wrote; the delete then waits for the write
+        lock only as long as that takes (one batch), not for the ingest to finish."""
+        doc_id = doc_id_for(source_name(source))
+        existed = doc_id in self.registry.live_versions()
+        self.registry.request_stop(doc_id)
+        with self.writing(f"deleting {source}", source=source_name(source)):
             deleted = self.indexer.delete(source)
             self.summaries.keep_only(self.registry.live_versions())
-            return deleted
+            return deleted or (existed and doc_id not in self.registry.live_versions())
+
+    def resume(self, progress: Progress = no_progress, cancel: threading.Event | None = None) -> list[IngestResult]:
+        """Finish embedding what an interrupted ingest left (its documents are searchable by keyword
+        meanwhile). Nothing to do, or another process writing: returns at once."""
+        if not any(record.pending_chunks for record in self.registry.all()):
+            return []
+        try:
+            with self.writing("finishing the embedding of partly embedded documents", wait=False):
+                return self.indexer.resume(progress, cancel)
+        except WriterBusy:
+            return []
 
     def reindex(self, progress: Progress = no_progress) -> list[IngestResult]:
         with self.writing("the index rebuild", repair=False):

@@ -26,7 +26,7 @@ from providers.chroma_server import VectorStoreUnavailable
 
 log = logging.getLogger(__name__)
 
-JobKind = Literal["ingest", "rebuild"]
+JobKind = Literal["ingest", "rebuild", "resume"]
 JobState = Literal["queued", "running", "done"]
 
 
@@ -39,7 +39,9 @@ class IngestJobView(BaseModel):
     state: JobState
     progress: IngestProgress
     result: IngestResult | None = None
-    rebuilt: list[IngestResult] = Field(default_factory=list, description="Per document, for a rebuild.")
+    rebuilt: list[IngestResult] = Field(
+        default_factory=list, description="Per document, for a rebuild or a resumed embedding."
+    )
     cancelling: bool = False
 
 
@@ -73,6 +75,10 @@ class IngestTarget(Protocol):
 
     def reindex(self, progress: Callable[[IngestProgress], None]) -> list[IngestResult]: ...
 
+    def resume(
+        self, progress: Callable[[IngestProgress], None], cancel: threading.Event | None = None
+    ) -> list[IngestResult]: ...
+
 
 class IngestJobs:
     def __init__(self, index: IngestTarget) -> None:
@@ -83,7 +89,17 @@ class IngestJobs:
         self._worker: threading.Thread | None = None
 
     def submit(self, name: str, data: bytes, password: str | None = None, redact: bool | None = None) -> str:
+        """Queue an ingest. An earlier upload of the same name still queued or running is cancelled:
+        the newer file replaces it (a running one stops between batches and removes what it wrote)."""
+        with self._lock:
+            for job in self._jobs.values():
+                if job.kind == "ingest" and job.name == name and job.state != "done":
+                    job.cancel.set()
         return self._add(_Job(uuid.uuid4().hex[:12], name, "ingest", data=data, password=password, redact=redact))
+
+    def submit_resume(self) -> str:
+        """Finish embedding documents an interrupted ingest left searchable by keyword only."""
+        return self._add(_Job(uuid.uuid4().hex[:12], "documents left partly embedded", "resume"))
 
     def submit_rebuild(self) -> str:
         return self._add(_Job(uuid.uuid4().hex[:12], "the whole index", "rebuild"))
@@ -101,7 +117,7 @@ class IngestJobs:
     def cancel(self, job_id: str) -> None:
         with self._lock:
             job = self._jobs.get(job_id)
-            if job is not None and job.kind == "ingest":
+            if job is not None and job.kind != "rebuild":
                 job.cancel.set()
 
     def forget(self, job_id: str) -> None:
@@ -177,6 +193,9 @@ class IngestJobs:
 
         if job.kind == "rebuild":
             job.rebuilt = self._index.reindex(update)
+            return
+        if job.kind == "resume":
+            job.rebuilt = self._index.resume(update, job.cancel)
             return
         if job.cancel.is_set():
             job.result = IngestResult(source=job.name, status="cancelled", error="cancelled before it started")

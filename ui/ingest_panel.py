@@ -89,7 +89,13 @@ def render_uploader(service: Session) -> None:
 
 
 def render_jobs(service: Session) -> None:
-    """This session's ingests: live while any runs (polled), then their outcome."""
+    """This session's ingests: live while any runs (polled), then their outcome. Documents an
+    interrupted ingest left searchable by keyword only are finished here, as a job of their own."""
+    if not st.session_state.get("resume_checked") and not service.jobs.busy():
+        st.session_state.resume_checked = True  # once per browser session; a running ingest elsewhere is left alone
+        left = any(d.pending_chunks for d in service.documents())
+        if left and service.document_index.write_lock.holder() is None:
+            st.session_state.ingest_jobs.append(service.jobs.submit_resume())
     views = [v for v in (service.jobs.view(j) for j in st.session_state.ingest_jobs) if v is not None]
     active = any(v.state != "done" for v in views)
     st.fragment(_jobs_fragment, run_every=POLL_SECONDS if active else None)(service)
@@ -130,11 +136,18 @@ def _changes_the_page(view: IngestJobView) -> bool:
 
 def _render_running(service: Session, view: IngestJobView) -> None:
     progress = view.progress
-    label = f"**{view.name}**: {progress.stage}"
-    if progress.pages_total > 1:
-        label += f" · {progress.pages_done}/{progress.pages_total} {'pages' if view.kind == 'ingest' else 'documents'}"
-    if progress.eta_s is not None:
-        label += f" · about {duration(progress.eta_s * 1000)} left"
+    if view.kind != "rebuild":  # the stage, pages or chunks embedded, the rate and the time left
+        label = f"**{view.name}**: {progress.describe()}"
+    else:
+        label = f"**{view.name}**: {progress.stage}"
+        if progress.pages_total > 1:
+            label += f" · {progress.pages_done}/{progress.pages_total} documents"
+        if progress.eta_s is not None:
+            label += f" · about {duration(progress.eta_s * 1000)} left"
+    if progress.searchable and view.name not in st.session_state.get("listed_sources", set()):
+        # Searchable by keyword before it is embedded: list it (and let the chat ask about it) now.
+        st.session_state.setdefault("listed_sources", set()).add(view.name)
+        st.rerun()
     if view.state == "queued":
         label = f"**{view.name}**: waiting for the file before it"
     st.progress(progress.fraction, text=label)
@@ -147,6 +160,10 @@ def _render_running(service: Session, view: IngestJobView) -> None:
 
 
 def _render_outcome(service: Session, view: IngestJobView) -> None:
+    if view.kind == "resume":
+        for result in view.rebuilt:
+            st.success(f"**{result.source}**: semantic index complete.")
+        return
     if view.kind == "rebuild":
         failed = [r for r in view.rebuilt if r.status == "failed"]
         st.success(f"Index rebuilt: {len(view.rebuilt) - len(failed)} document(s).")
@@ -196,6 +213,8 @@ def render_document_notes(service: Session, doc: DocumentRecord) -> None:
         st.caption(warning)
     if doc.missing_chunks:
         st.caption(f":orange[{doc.missing_note()}]")
+    if doc.pending_chunks:
+        st.caption(f":blue[{doc.embedding_note()}]")
     if doc.redacted:
         with st.expander(f"Redactions ({doc.redactions})"):
             report = service.redactions(doc.source)

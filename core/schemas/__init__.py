@@ -46,6 +46,7 @@ from core.schemas.retrieval import (
     Hit,
     Retrieval,
     Scores,
+    StillEmbedding,
 )
 
 __all__ = [
@@ -85,5 +86,6 @@ __all__ = [
     "Retrieval",
     "Scores",
     "SentenceSupport",
+    "StillEmbedding",
     "doc_id_for",
 ]

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field, computed_field
 
 from core.schemas.memory import MemoryFacts, MemoryWrite
 from core.schemas.models import ModelInfo
-from core.schemas.retrieval import Hit, Scores
+from core.schemas.retrieval import Hit, Scores, StillEmbedding
 
 
 class Citation(BaseModel):
@@ -145,6 +145,10 @@ class Answer(BaseModel):
     )
     document_request: DocumentRequest | None = Field(
         default=None, description="Set when the request was about whole documents, not one passage."
+    )
+    still_embedding: list[StillEmbedding] = Field(
+        default_factory=list,
+        description="Documents the search could only match by keyword: their semantic index is still being built.",
     )
     timings_ms: dict[str, float] = Field(default_factory=dict)
     models: ModelInfo

@@ -124,6 +124,23 @@ class DocumentRecord(IngestNotes):
         description="Chunks the vector store no longer holds (found at start-up): the document is not fully "
         "searchable until the index is rebuilt or the file uploaded again.",
     )
+    pending_chunks: int = Field(
+        default=0,
+        description="Chunks keyword search already finds but that are not embedded yet: semantic search "
+        "covers the document once this is 0 (progressive ingest).",
+    )
+
+    @property
+    def embedded_fraction(self) -> float:
+        """How much of the document semantic search covers, 0 to 1."""
+        return 1.0 - self.pending_chunks / self.chunks if self.chunks else 1.0
+
+    def embedding_note(self) -> str:
+        """What `ragchat docs` and the app say about a document still being embedded."""
+        return (
+            f"keyword search only for now: semantic index {self.embedded_fraction:.0%} "
+            f"({self.chunks - self.pending_chunks} of {self.chunks} chunks embedded)"
+        )
 
     def missing_note(self) -> str:
         """What `ragchat docs` and the app say about a document with missing chunks."""
@@ -143,7 +160,12 @@ class IngestResult(IngestNotes):
     chunks: int = 0
     error: str | None = None
     needs_password: bool = Field(default=False, description="An encrypted PDF: ask for its password and retry.")
-    seconds: float = 0.0
+    seconds: float = Field(default=0.0, description="From the start of the ingest until it was fully indexed.")
+    searchable_s: float | None = Field(
+        default=None,
+        description="From the start of the ingest until keyword search found the document (before it was "
+        "embedded); None when it became searchable only once fully indexed (a replaced version).",
+    )
 
 
 class Redaction(BaseModel):
@@ -163,14 +185,51 @@ class IngestProgress(BaseModel):
     pages_total: int = 0
     chunks: int = 0
     elapsed_s: float = 0.0
+    searchable: bool = Field(default=False, description="Keyword search already finds the document.")
+    chunks_embedded: int = 0
+    embedding_since_s: float | None = Field(
+        default=None, description="elapsed_s when embedding began (all pages read and chunked)."
+    )
+
+    @property
+    def embedding(self) -> bool:
+        return self.embedding_since_s is not None
+
+    def describe(self) -> str:
+        """One line for a progress display: the stage, how far, the rate and the time left."""
+        parts = [self.stage]
+        if self.embedding and self.chunks:
+            parts.append(f"{self.fraction:.0%} embedded")
+            if self.rate:
+                parts.append(f"{self.rate:.1f} chunks/s")
+        elif self.pages_total > 1:
+            parts.append(f"{self.pages_done}/{self.pages_total} pages")
+        if self.eta_s is not None:
+            parts.append(f"~{_duration(self.eta_s)} left")
+        if self.searchable:
+            parts.append("already searchable by keyword")
+        return " · ".join(parts)
 
     @property
     def fraction(self) -> float:
+        """Pages read while reading; chunks embedded once embedding has begun."""
+        if self.embedding:
+            return min(self.chunks_embedded / self.chunks, 1.0) if self.chunks else 0.0
         return min(self.pages_done / self.pages_total, 1.0) if self.pages_total else 0.0
 
     @property
+    def rate(self) -> float | None:
+        """Chunks embedded per second so far; None until some are."""
+        if self.embedding_since_s is None or not self.chunks_embedded:
+            return None
+        return self.chunks_embedded / max(self.elapsed_s - self.embedding_since_s, 1e-6)
+
+    @property
     def eta_s(self) -> float | None:
-        """Seconds left at the rate so far; None until a page is done."""
+        """Seconds left at the rate so far; None until a page (or, embedding, a chunk) is done."""
+        if self.embedding:
+            rate = self.rate
+            return max((self.chunks - self.chunks_embedded) / rate, 0.0) if rate else None
         if not self.pages_done or not self.pages_total:
             return None
         return max(self.elapsed_s / self.pages_done * (self.pages_total - self.pages_done), 0.0)
@@ -191,3 +250,7 @@ class IndexManifest(BaseModel):
         """Human-readable 'field: stored → wanted' lines."""
         mine, theirs = self.model_dump(), other.model_dump()
         return [f"{key}: {mine[key]} → {theirs[key]}" for key in mine if mine[key] != theirs[key]]
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"

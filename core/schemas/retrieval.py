@@ -37,6 +37,16 @@ class Hit(BaseModel):
         }
 
 
+class StillEmbedding(BaseModel):
+    """A document keyword search finds while its semantic index is still being built."""
+
+    source: str
+    embedded_fraction: float = Field(ge=0.0, le=1.0)
+
+    def describe(self) -> str:
+        return f"keyword search only for {self.source}: semantic index {self.embedded_fraction:.0%}"
+
+
 class Retrieval(BaseModel):
     """One search: the chunks for the model, and every candidate considered, in final order."""
 
@@ -47,3 +57,6 @@ class Retrieval(BaseModel):
     fusion: str
     reranker: str = Field(description="The cross-encoder that ran, or 'none (why)'.")
     timings_ms: dict[str, float] = Field(default_factory=dict)
+    still_embedding: list[StillEmbedding] = Field(
+        default_factory=list, description="Documents searched by keyword only so far (semantic index partial)."
+    )

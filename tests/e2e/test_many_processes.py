@@ -1,7 +1,8 @@
-"""Several real processes on one RAGCHAT_HOME: a reader during an ingest neither writes nor fails, a
-second ingest waits its turn (or, with --no-wait, says who is writing and exits 1), and both files
-end up indexed with Chroma, BM25 and the registry in agreement. Each on the embedded Chroma and on a
-Chroma server."""
+"""Several real processes on one RAGCHAT_HOME: a reader during an ingest neither writes nor fails and
+already finds the new document by keyword while it is being embedded; a second ingest waits its turn
+(or, with --no-wait, says who is writing and exits 1); a delete from another process stops the
+ingest's embedding and leaves nothing of the document; the files end up indexed with Chroma, BM25
+and the registry in agreement. Each on the embedded Chroma and on a Chroma server."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from pathlib import Path
 from core.schemas import doc_id_for
 from core.settings import get_settings
 from tests.e2e.test_ingest_consistency import ALPHA, assert_consistent, sources
-from tests.e2e.test_ingest_kill import _reopen, _stored_pages
+from tests.e2e.test_ingest_kill import _embedding_state, _reopen
 from tests.fixtures import long_pdf_bytes
 
 BETA = "The night shift restocks the walk-in freezer before the morning deliveries arrive."
@@ -42,7 +43,7 @@ def finished(process: subprocess.Popen[str]) -> subprocess.CompletedProcess[str]
 
 
 def start_big_ingest(home: Path, tmp_path: Path) -> subprocess.Popen[str]:
-    """A long ingest in another process, returned once its first batch is stored."""
+    """A long ingest in another process, returned once the document is live and still being embedded."""
     big = tmp_path / "big.pdf"
     big.write_bytes(long_pdf_bytes(PAGES, seed=3, marker="kilroy"))
     env = {**os.environ, "RAGCHAT_INGEST_BATCH": "16"}
@@ -54,9 +55,9 @@ def start_big_ingest(home: Path, tmp_path: Path) -> subprocess.Popen[str]:
         text=True,
     )
     deadline = time.monotonic() + 180
-    while _stored_pages(home / "ragchat.sqlite3", doc_id_for("big.pdf")) == 0:
+    while _embedding_state(home / "ragchat.sqlite3", doc_id_for("big.pdf")) is None:
         assert process.poll() is None, process.communicate()
-        assert time.monotonic() < deadline, "the ingest wrote nothing within 180 s"
+        assert time.monotonic() < deadline, "the document was not searchable within 180 s"
         time.sleep(0.05)
     return process
 
@@ -65,28 +66,55 @@ def files_of(directory: Path) -> dict[str, int]:
     return {p.name: p.stat().st_mtime_ns for p in directory.iterdir()} if directory.exists() else {}
 
 
-def test_a_reader_during_an_ingest_neither_writes_nor_fails(index_store: str, home: Path, tmp_path: Path) -> None:
+def test_a_document_is_searchable_by_keyword_from_another_process_before_it_is_embedded(
+    index_store: str, home: Path, tmp_path: Path
+) -> None:
     assert ragchat("ingest", str(_write(tmp_path / "a.txt", ALPHA))).returncode == 0
     settings = get_settings()
     writer = start_big_ingest(home, tmp_path)
     bm25_before = files_of(settings.bm25_path)
 
-    search, docs = started("search", "forklift certification", "--json"), started("docs")
+    search, docs = started("search", "kilroy", "--json"), started("docs")
     search, docs = finished(search), finished(docs)
-    assert writer.poll() is None, "the reader ran while the ingest was still writing"
+    chunks, waiting = _embedding_state(home / "ragchat.sqlite3", doc_id_for("big.pdf")) or (0, 0)
+    assert writer.poll() is None and waiting > 0, "the readers ran while the ingest was still embedding"
     assert search.returncode == 0, search.stderr
-    assert {hit["source"] for hit in json.loads(search.stdout)} <= {"a.txt"}, "nothing half-indexed is found"
+    assert "big.pdf" in {hit["source"] for hit in json.loads(search.stdout)}, "found before it is embedded"
+    assert "keyword search only for big.pdf: semantic index" in search.stderr
     assert "rebuilding BM25" not in search.stderr + docs.stderr and "belong to no registered" not in docs.stderr
-    assert docs.returncode == 0 and "a.txt" in docs.stdout and "big.pdf" not in docs.stdout
+    assert docs.returncode == 0 and "a.txt" in docs.stdout and "big.pdf" in docs.stdout
+    assert "keyword search only for now: semantic index" in docs.stdout
     assert "the ingest of big.pdf in another process" in docs.stderr
     assert files_of(settings.bm25_path) == bm25_before, "a reader changed the keyword index"
 
     out, err = writer.communicate(timeout=600)
     assert writer.returncode == 0, err
+    [row] = json.loads(out)
+    assert row["status"] == "indexed" and row["chunks"] == chunks
+    assert 0 < row["searchable_s"] < row["seconds"], "searchable before it was fully indexed"
     after = ragchat("search", "kilroy", "--json")
     assert after.returncode == 0, after.stderr
     assert "big.pdf" in {hit["source"] for hit in json.loads(after.stdout)}
-    assert assert_consistent(_reopen()) == {"a.txt": 1, "big.pdf": json.loads(out)[0]["chunks"]}
+    assert "keyword search only" not in after.stderr
+    assert assert_consistent(_reopen()) == {"a.txt": 1, "big.pdf": chunks}
+
+
+def test_a_delete_from_another_process_stops_the_embedding_and_leaves_nothing(
+    index_store: str, home: Path, tmp_path: Path
+) -> None:
+    assert ragchat("ingest", str(_write(tmp_path / "a.txt", ALPHA))).returncode == 0
+    writer = start_big_ingest(home, tmp_path)
+    deleted = ragchat("delete", "big.pdf")
+    assert deleted.returncode == 0 and "deleted big.pdf" in deleted.stdout, deleted.stderr
+    out, err = writer.communicate(timeout=120)
+    assert writer.returncode == 0, err
+    [row] = json.loads(out)
+    assert row["status"] == "cancelled" and "deleted" in row["error"], "it stopped, it did not finish"
+
+    final = _reopen()
+    assert final.document_index.registry.waiting_total() == 0
+    assert assert_consistent(final) == {"a.txt": 1}, "no chunk of big.pdf is left in any store"
+    assert sources(final, "kilroy") == set()
 
 
 def test_a_second_ingest_waits_its_turn_or_says_who_writes(index_store: str, home: Path, tmp_path: Path) -> None:
