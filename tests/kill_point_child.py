@@ -3,9 +3,11 @@ this process, but stop dead at one named point of an ingest: the point is reache
 written, and the process sleeps until the test kills it with SIGKILL. Nothing else is changed.
 
 The points, in the order an ingest passes them:
-- parsing: the third page is being chunked (the version is journalled, a batch may be stored);
-- embedding: the second batch is being embedded (the first is in Chroma and the registry's pages);
-- bm25-write: the new BM25 segment and its mask are on disk, the manifest not yet switched to them;
+- parsing: the third page is being chunked (the version is journalled);
+- bm25-write: every page is read and its chunks stored to embed; the new BM25 segment and its mask
+  are on disk, the manifest not yet switched to them;
+- embedding: the second batch is being embedded (BM25 holds the new version, the first batch is in
+  Chroma);
 - version-switch: inside the registry transaction that makes the new version live, before it commits;
 - removing-replaced: the new version is live and Chroma dropped the old one; BM25 still holds it.
 """
@@ -18,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-POINTS = ("parsing", "embedding", "bm25-write", "version-switch", "removing-replaced")
+POINTS = ("parsing", "bm25-write", "embedding", "version-switch", "removing-replaced")
 
 
 def _stop_here(marker: Path) -> None:
