@@ -296,8 +296,8 @@ class Indexer:
         try:
             if self._registry.live_versions().get(doc_id) == version:
                 self._registry.delete(doc_id)  # journalled again, as unfinished
+            self._bm25.delete_document(doc_id, only_hash=version)  # local: works when the server is down
             self._store.delete_version(doc_id, version)
-            self._bm25.delete_document(doc_id, only_hash=version)
             self._registry.abandon(doc_id, version)
         except Exception as exc:
             log.warning("could not remove the unfinished version of %s yet (%s); it is removed later", doc_id, exc)

@@ -87,13 +87,13 @@ def test_the_server_going_away_mid_ingest_leaves_a_recoverable_state(server_mode
     assert embedding_steps >= 2
     assert result.status == "failed" and "is not reachable" in (result.error or "")
     assert [d.source for d in service.documents()] == ["a.txt"]
-    assert service.document_index.bm25.live_ids() == keyword_ids, "BM25 gets a document only once all of it is stored"
+    assert service.document_index.bm25.live_ids() == keyword_ids, "the failed document left BM25 at once"
     leftover = (doc_id_for("book.pdf"), version_hash(book, False))
     assert service.document_index.registry.unfinished() == [leftover], "journalled, and handed to recover"
 
     server_mode.start()
     assert service.document_index.store.count_version(*leftover) >= 16, "the first batch is on the server…"
-    assert sources(service, "kilroy") == set(), "…but never searchable"
+    assert sources(service, "kilroy") == set(), "…but no longer searchable"
     again = service.ingest_bytes("book.pdf", book)  # recover runs first, then the file is indexed
     assert again.status == "indexed"
     assert sources(service, "kilroy") == {"book.pdf"}
