@@ -163,9 +163,11 @@ class Session:
     def search(
         self, query: str, k: int | None = None, bm25_weight: float | None = None, rerank: bool = True
     ) -> Retrieval:
+        detect = LanguageDetector.from_settings(self.settings)
+        detect.preload()  # a first search loads it while require_current opens Chroma
         self.document_index.require_current()
         weight = self.settings.bm25_weight if bm25_weight is None else bm25_weight
-        lang = LanguageDetector.from_settings(self.settings)(query)
+        lang = detect(query)
         return self.document_index.retriever.search(query, k or self.settings.top_k, weight, rerank, lang)
 
     # ---- questions ------------------------------------------------------------------------------
