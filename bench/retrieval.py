@@ -16,17 +16,21 @@ What it measures:
    printed), bulk-loaded in batches of 5,000 into Chroma + the BM25 index + the registry. Reported
    against N: load rates, search p50/p95 (hybrid, bm25-only, dense-only; the real embedder embeds each
    query), start-up in fresh subprocesses (``open_session(get_settings())`` to the end of the first
-   search: once cold, then the median of 3 warm runs, plus a step-by-step run for the breakdown) with
-   the import time apart, and the LangChain baseline (build time and latency). At the largest size
+   search: once cold, then the median of 3 warm runs with bytecode caches as a user's Python keeps them,
+   a step-by-step run for the breakdown, and one run without cached bytecode) with the import time
+   apart, the LangChain baseline (build time and latency), and a ranking check: the hybrid top-10 of
+   every query against the one `--reference-rev`'s code gives on the same home. At the largest size
    it also ingests a 20-page PDF (compared with the same PDF into an empty home, and checking that
    existing BM25 segment files are left alone) and compares BM25 libraries (this project's index,
    rank_bm25, bm25s) on the same corpus and tokenizer.
 
-Every dataset and size is built in its own temporary RAGCHAT_HOME, deleted afterwards. Tables (markdown)
+Every dataset and size is built in its own temporary RAGCHAT_HOME, deleted afterwards (with ``--keep-home
+DIR``, each size's home is built once in DIR/size-N and reused by later runs). Tables (markdown)
 go to stdout, progress to stderr. Run from the repository root (figures only, nothing is asserted):
 
     .venv/bin/python bench/retrieval.py                                    # SQuAD + 1k/10k/100k (long)
     .venv/bin/python bench/retrieval.py --sizes 1000 --queries 20          # a quick run
+    .venv/bin/python bench/retrieval.py --skip-quality --sizes 100000 --keep-home ~/bench-homes  # reusable 100k
     .venv/bin/python bench/retrieval.py --skip-speed --beir ~/data/scifact # quality only
     .venv/bin/python bench/retrieval.py --reranker-dir ~/.cache/flashrank  # with a FlashRank model
 """
@@ -520,6 +524,9 @@ if sys.argv[2] == "parts":  # one step at a time (the service may overlap some o
     parts["fastembed_import_s"], mark = time.perf_counter() - mark, time.perf_counter()
     service.app.embedder
     parts["embedder_s"], mark = time.perf_counter() - mark, time.perf_counter()
+    from core.language import LanguageDetector
+    LanguageDetector.from_settings(service.settings)("warm")
+    parts["langid_s"], mark = time.perf_counter() - mark, time.perf_counter()
     parts.update(bm25_rows=bm25_rows, chroma_rows=chroma_rows)
 mark = time.perf_counter()
 hits = service.search(sys.argv[1], k=10, rerank=False).hits
@@ -540,17 +547,25 @@ def probe(env: dict[str, str], query: str, mode: str) -> dict[str, Any]:
 
 def startup(home: Path, query: str, reranker_dir: Path | None) -> dict[str, Any]:
     """The real path (construct, then search) in fresh interpreters: once cold, then WARM_STARTS times with a warm
-    OS cache (median kept: single runs vary by +-30% here); then once step by step for the breakdown."""
-    env = dict(os.environ, RAGCHAT_HOME=str(home))
+    OS cache (median kept: single runs vary by +-30% here); then once step by step for the breakdown, and once
+    without cached bytecode.
+
+    Python may write its bytecode caches, as a user's Python does: with PYTHONDONTWRITEBYTECODE=1 (set on
+    this machine) and no `__pycache__` yet, every start compiled the sources of chromadb, fastembed and
+    the rest again (~0.9 s of a 3.6 s start under load); the last figure shows that case."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"} | {"RAGCHAT_HOME": str(home)}
     if reranker_dir:
         env["RAGCHAT_RERANKER_DIR"] = str(reranker_dir)
     cold = probe(env, query, "total")
     warm = [probe(env, query, "total") for _ in range(WARM_STARTS)]
     middle = sorted(warm, key=lambda run: run["startup_s"])[len(warm) // 2]
+    with tempfile.TemporaryDirectory(prefix="ragchat-bench-no-pycache-") as empty:
+        uncached = probe(env | {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": empty}, query, "total")
     return {
         **middle,
         "cold_startup_s": cold["startup_s"],
         "warm_range_s": (min(r["startup_s"] for r in warm), max(r["startup_s"] for r in warm)),
+        "uncached_startup_s": uncached["startup_s"],
         "parts": probe(env, query, "parts"),
     }
 
@@ -871,11 +886,12 @@ def speed_rows(r: dict[str, Any]) -> list[tuple[str, str]]:
         ),
         (
             "  step by step (last run): BM25 load / chromadb import + open / fastembed import + model load / "
-            "first search s",
+            "language model / first search s",
             f"{steps['bm25_s']:.2f} / {steps['chromadb_import_s']:.2f} + {steps['chroma_open_s']:.2f} / "
-            f"{steps['fastembed_import_s']:.2f} + {steps['embedder_s']:.2f} / {steps['first_search_s']:.2f} "
-            f"(sum {steps['startup_s']:.2f})",
+            f"{steps['fastembed_import_s']:.2f} + {steps['embedder_s']:.2f} / {steps['langid_s']:.2f} / "
+            f"{steps['first_search_s']:.2f} (sum {steps['startup_s']:.2f})",
         ),
+        ("  start-up without cached bytecode (every source compiled again) s", f"{start['uncached_startup_s']:.2f}"),
         (
             "  rows the start-up probe saw: BM25 / Chroma / hits",
             f"{steps['bm25_rows']:,} / {steps['chroma_rows']:,} / {start['hits']}",
