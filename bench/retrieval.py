@@ -535,20 +535,24 @@ print(json.dumps({"import_s": t1 - t0, "startup_s": t2 - t1, "first_search_s": t
 """
 
 
-def probe(env: dict[str, str], query: str, mode: str) -> dict[str, Any]:
+def probe(env: dict[str, str], query: str, mode: str, tree: Path = PROJECT_ROOT) -> dict[str, Any]:
     started = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-c", STARTUP_PROBE, query, mode], env=env, cwd=PROJECT_ROOT, capture_output=True, text=True
+        [sys.executable, "-c", STARTUP_PROBE, query, mode],
+        env=env | {"PYTHONPATH": str(tree)},
+        cwd=tree,
+        capture_output=True,
+        text=True,
     )
     if done.returncode != 0:
         raise SystemExit(f"start-up probe failed:\n{done.stderr[-3000:]}")
     return {**json.loads(done.stdout.strip().splitlines()[-1]), "process_s": time.perf_counter() - started}
 
 
-def startup(home: Path, query: str, reranker_dir: Path | None) -> dict[str, Any]:
+def startup(home: Path, query: str, reranker_dir: Path | None, reference: Path | None) -> dict[str, Any]:
     """The real path (construct, then search) in fresh interpreters: once cold, then WARM_STARTS times with a warm
     OS cache (median kept: single runs vary by +-30% here); then once step by step for the breakdown, and once
-    without cached bytecode.
+    without cached bytecode. With a reference tree, its code starts as often, alternately with this code's.
 
     Python may write its bytecode caches, as a user's Python does: with PYTHONDONTWRITEBYTECODE=1 (set on
     this machine) and no `__pycache__` yet, every start compiled the sources of chromadb, fastembed and
@@ -556,16 +560,21 @@ def startup(home: Path, query: str, reranker_dir: Path | None) -> dict[str, Any]
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"} | {"RAGCHAT_HOME": str(home)}
     if reranker_dir:
         env["RAGCHAT_RERANKER_DIR"] = str(reranker_dir)
-    cold = probe(env, query, "total")
-    warm = [probe(env, query, "total") for _ in range(WARM_STARTS)]
-    middle = sorted(warm, key=lambda run: run["startup_s"])[len(warm) // 2]
+    trees = {"current": PROJECT_ROOT} | ({"reference": reference} if reference else {})
+    cold = {name: probe(env, query, "total", tree) for name, tree in trees.items()}
+    warm: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
+    for _ in range(WARM_STARTS):
+        for name, tree in trees.items():
+            warm[name].append(probe(env, query, "total", tree))
+    middle = {name: sorted(runs, key=lambda run: run["startup_s"])[len(runs) // 2] for name, runs in warm.items()}
     with tempfile.TemporaryDirectory(prefix="ragchat-bench-no-pycache-") as empty:
         uncached = probe(env | {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": empty}, query, "total")
     return {
-        **middle,
-        "cold_startup_s": cold["startup_s"],
-        "warm_range_s": (min(r["startup_s"] for r in warm), max(r["startup_s"] for r in warm)),
+        **middle["current"],
+        "cold_startup_s": cold["current"]["startup_s"],
+        "warm_range_s": (min(r["startup_s"] for r in warm["current"]), max(r["startup_s"] for r in warm["current"])),
         "uncached_startup_s": uncached["startup_s"],
+        "reference_startup_s": middle["reference"]["startup_s"] if reference else None,
         "parts": probe(env, query, "parts"),
     }
 
@@ -598,7 +607,7 @@ def run_size(n: int, args: argparse.Namespace, largest: bool) -> dict[str, Any]:
     queries = synthetic_queries(chunks, args.queries, SEED)
     log(f"  generated in {time.perf_counter() - started:.1f} s")
     result: dict[str, Any] = {"n": n, "docs": len({c.doc_id for c in chunks}), "load_avg": [os.getloadavg()[0]]}
-    with speed_home(n, args.keep_home) as (home, kept_load):
+    with speed_home(n, args.keep_home) as (home, kept_load), reference_tree(args.reference_rev) as reference:
         service = open_session(get_settings(home=home, reranker_dir=args.reranker_dir, candidates=CANDIDATES))
         result["reused"] = kept_load is not None
         result["load"] = kept_load or bulk_load(service, chunks, vectors)
@@ -606,12 +615,12 @@ def run_size(n: int, args: argparse.Namespace, largest: bool) -> dict[str, Any]:
             save_load_times(home, result["load"])
         log("  search latency")
         result["latency"] = search_latencies(service, queries)
-        if args.reference_rev:
-            log(f"  ranking against {args.reference_rev}")
-            result["ranking"] = ranking_check(service, home, queries, args.reference_rev)
+        if reference:
+            log(f"  side by side with {args.reference_rev}: latency and ranking")
+            result["ranking"] = side_by_side(home, queries, reference, args.reference_rev)
         result["embedder_rate"] = real_embedder_rate(service, chunks)
         log("  start-up (subprocess, twice)")
-        result["startup"] = startup(home, queries[0], args.reranker_dir)
+        result["startup"] = startup(home, queries[0], args.reranker_dir, reference)
         log("  baseline (LangChain)")
         result["baseline"] = baseline_speed(service, chunks, queries)
         if largest and not args.keep_home:  # libraries first: they must see the same corpus as our index
@@ -647,46 +656,69 @@ def save_load_times(home: Path, load: LoadTimes) -> None:
     (home.parent / "load.json").write_text(json.dumps(asdict(load)), encoding="utf-8")
 
 
-RANKING_PROBE = """
-import json, sys
+SEARCH_PROBE = """
+import json, sys, time
 from ragchat.application import open_session
 from core.settings import get_settings
 session = open_session(get_settings(retrieval_candidates=int(sys.argv[1])))
 queries = json.loads(sys.stdin.read())
-hits = [session.search(q, k=10, bm25_weight=0.5, rerank=False).hits for q in queries]
-print(json.dumps([[h.chunk.chunk_id for h in row] for row in hits]))
+search = lambda q: session.search(q, k=10, bm25_weight=0.5, rerank=False).hits
+for query in queries[:2]:
+    search(query)
+ids, seconds = [], []
+for query in queries:
+    started = time.perf_counter()
+    hits = search(query)
+    seconds.append(time.perf_counter() - started)
+    ids.append([h.chunk.chunk_id for h in hits])
+print(json.dumps({"ids": ids, "seconds": seconds}))
 """
 
 
-def reference_rankings(home: Path, queries: list[str], rev: str) -> list[list[str]]:
-    """Hybrid top-10 ids computed by the code of git revision `rev` (exported to a temporary folder and run
-    in a subprocess with this venv) on the same home, so a speed-up can be checked to rank the same."""
+@contextmanager
+def reference_tree(rev: str) -> Iterator[Path | None]:
+    """The code of git revision `rev`, exported to a temporary folder (None when rev is empty): run in
+    subprocesses with this venv, on the same home, beside this code."""
+    if not rev:
+        yield None
+        return
     with tempfile.TemporaryDirectory(prefix="ragchat-bench-reference-") as tmp:
         archive = subprocess.run(["git", "archive", rev], cwd=PROJECT_ROOT, capture_output=True, check=True)
         subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, check=True)
-        env = dict(os.environ, RAGCHAT_HOME=str(home), PYTHONPATH=tmp)
-        done = subprocess.run(
-            [sys.executable, "-c", RANKING_PROBE, str(CANDIDATES)],
-            input=json.dumps(queries),
-            cwd=tmp,
-            env=env,
-            capture_output=True,
-            text=True,
-        )
+        yield Path(tmp)
+
+
+def probe_searches(tree: Path, home: Path, queries: list[str]) -> dict[str, Any]:
+    """Hybrid top-10 ids and wall time per query, from the code in `tree`, in a fresh process."""
+    env = dict(os.environ, RAGCHAT_HOME=str(home), PYTHONPATH=str(tree))
+    done = subprocess.run(
+        [sys.executable, "-c", SEARCH_PROBE, str(CANDIDATES)],
+        input=json.dumps(queries),
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     if done.returncode != 0:
-        raise SystemExit(f"reference ranking ({rev}) failed:\n{done.stderr[-3000:]}")
+        raise SystemExit(f"search probe in {tree} failed:\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def ranking_check(service: Session, home: Path, queries: list[str], rev: str) -> dict[str, Any]:
-    """Top-10 id overlap and identical order between this code's hybrid ranking and `rev`'s."""
-    reference = reference_rankings(home, queries, rev)
-    ours = [[h.chunk.chunk_id for h in service.search(q, k=K, bm25_weight=0.5, rerank=False).hits] for q in queries]
+def side_by_side(home: Path, queries: list[str], tree: Path, rev: str, rounds: int = 3) -> dict[str, Any]:
+    """`rev`'s code and this code, each in its own process on the same home, alternately (`rounds` each,
+    so a change in the machine's load touches both): hybrid latency, and whether they rank alike."""
+    runs: dict[str, list[dict[str, Any]]] = {"reference": [], "current": []}
+    for _ in range(rounds):
+        runs["reference"].append(probe_searches(tree, home, queries))
+        runs["current"].append(probe_searches(PROJECT_ROOT, home, queries))
+    ours, reference = runs["current"][0]["ids"], runs["reference"][0]["ids"]
     overlaps = [len(set(a) & set(b)) / max(len(b), 1) for a, b in zip(ours, reference, strict=True)]
     return {
         "rev": rev,
+        "rounds": rounds,
         "overlap": float(np.mean(overlaps)),
         "same_order": sum(a == b for a, b in zip(ours, reference, strict=True)) / len(queries),
+        **{f"{name}_latency": percentiles([t for run in r for t in run["seconds"]]) for name, r in runs.items()},
     }
 
 
@@ -892,6 +924,7 @@ def speed_rows(r: dict[str, Any]) -> list[tuple[str, str]]:
             f"{steps['first_search_s']:.2f} (sum {steps['startup_s']:.2f})",
         ),
         ("  start-up without cached bytecode (every source compiled again) s", f"{start['uncached_startup_s']:.2f}"),
+        *reference_rows(r),
         (
             "  rows the start-up probe saw: BM25 / Chroma / hits",
             f"{steps['bm25_rows']:,} / {steps['chroma_rows']:,} / {start['hits']}",
@@ -904,6 +937,24 @@ def speed_rows(r: dict[str, Any]) -> list[tuple[str, str]]:
             f"{base['latency'][0]:.1f} / {base['latency'][1]:.1f} ({base['queries']})",
         ),
         ("baseline p95 / hybrid p95", f"{base['latency'][1] / lat['hybrid'][1]:.1f}×"),
+    ]
+
+
+def reference_rows(r: dict[str, Any]) -> list[tuple[str, str]]:
+    """The reference revision's figures from the same run, beside this code's (empty without one)."""
+    if "ranking" not in r:
+        return []
+    rank, start = r["ranking"], r["startup"]
+    ref, cur = rank["reference_latency"], rank["current_latency"]
+    return [
+        (
+            f"side by side ({rank['rounds']} alternating processes each): hybrid p50 / p95 ms, {rank['rev']} → this",
+            f"{ref[0]:.1f} / {ref[1]:.1f} → {cur[0]:.1f} / {cur[1]:.1f}",
+        ),
+        (
+            f"side by side: warm start-up s (median of {WARM_STARTS}, alternating), {rank['rev']} → this code",
+            f"{start['reference_startup_s']:.2f} → {start['startup_s']:.2f}",
+        ),
     ]
 
 
