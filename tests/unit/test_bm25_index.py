@@ -63,7 +63,9 @@ def test_idf_follows_deletes(tmp_path: Path) -> None:
     """Scores come from live rows only: deleting documents changes IDF exactly as a rebuild would."""
     index = build(tmp_path)
     index.add(["x1", "x2"], ["seafood seafood", "seafood market"], ["d2", "d2"], ["h"] * 2)
+    with_d2 = index.search("seafood exports", 10)  # the search statistics are kept until the next commit
     index.delete_document("d2")
+    assert not same_scores(index.search("seafood exports", 10), with_d2)
     fresh = build(tmp_path / "fresh")
     assert same_scores(index.search("seafood exports", 10), fresh.search("seafood exports", 10))
 
@@ -134,3 +136,17 @@ def test_a_writer_that_reloads_first_keeps_the_other_writers_segments(tmp_path: 
     fresh = BM25Index(tmp_path)
     assert ids(fresh.search("crane", 10)) == ["c8"] and ids(fresh.search("lobster", 10)) == ["c9"]
     assert len(fresh) == len(DOCS) + 2
+
+
+def test_a_reader_keeps_its_mapped_segments_after_a_writer_removed_their_files(tmp_path: Path) -> None:
+    """Segments are memory-mapped, not read: a commit that unlinks a file a reader mapped leaves the
+    reader's snapshot answering as before, until it reloads."""
+    writer = build(tmp_path)
+    reader = BM25Index(tmp_path)
+    before = reader.search("seafood exports", 10)
+    segment_files = {p.name for p in tmp_path.glob("*.npz")}
+    writer.delete_document("d1")
+    writer.add(["n1"], ["Seafood exports of the new owner."], ["d2"], ["h2"])
+    assert not segment_files & {p.name for p in tmp_path.glob("*.npz")}, "the emptied segment's file is gone"
+    assert reader.search("seafood exports", 10) == before
+    assert reader.reload_if_changed() and ids(reader.search("seafood exports", 10)) == ["n1"]

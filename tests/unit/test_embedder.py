@@ -16,9 +16,12 @@ TEXTS = ["short", "The quokka enclosure opened in June. " * 12, "Harbour cranes 
 def test_vectors_match_fastembed_and_keep_their_order() -> None:
     settings = get_settings()
     embedder = Embedder(settings)
-    options = embedder._model.model.model.get_session_options()
-    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
-    assert embedder._model.model.tokenizer.truncation["max_length"] == 256
+    for threads in (settings.embed_query_threads, settings.embed_threads):  # one text's session, a batch's
+        model = embedder._model(threads)
+        options = model.model.model.get_session_options()
+        assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+        assert options.intra_op_num_threads == threads
+        assert model.model.tokenizer.truncation["max_length"] == 256
 
     reference = TextEmbedding(
         settings.embed_model, specific_model_path=str(ensure_embedder_folder(settings.model_dir)), threads=2
@@ -27,6 +30,6 @@ def test_vectors_match_fastembed_and_keep_their_order() -> None:
     ours = np.array(embedder.embed(TEXTS))
     one_by_one = np.array([embedder.embed([text])[0] for text in TEXTS])
     theirs = np.stack([next(iter(reference.embed([text]))) for text in TEXTS])
-    assert np.allclose(ours, one_by_one, atol=1e-5), "sorting by length must not reorder the vectors"
+    assert np.allclose(ours, one_by_one, atol=1e-5), "sorting by length (or one thread for one text) changed them"
     assert np.allclose(ours, theirs, atol=1e-5)
     assert np.allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-4)

@@ -4,6 +4,7 @@ text without signal, and the settings that restrict it."""
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -42,3 +43,12 @@ def test_names_and_stemmers() -> None:
     assert language_name("fr") == "French"
     assert stemmer_algorithm("de") == "german"
     assert stemmer_algorithm("zh") is None
+
+
+def test_a_preloaded_model_serves_several_threads_at_once() -> None:
+    """preload() loads the model in the background; detections that start before it is ready wait for it."""
+    detector = LanguageDetector(("en", "fr", "it"))  # a language set no other test has loaded
+    detector.preload()
+    texts = ["Où se trouve la gare la plus proche ?", "Where is the nearest station?"] * 4
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        assert list(pool.map(detector, texts)) == ["fr", "en"] * 4
