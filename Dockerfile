@@ -3,8 +3,11 @@
 # The Debian release is pinned with the tag (bookworm), so its packages are too (hence no DL3008).
 FROM python:3.11-slim-bookworm
 
+# UV_COMPILE_BYTECODE: the image's user cannot write __pycache__ into /opt/venv, so without
+# bytecode compiled at build time every start would compile llama-index, chromadb and nltk again.
 ENV PYTHONUNBUFFERED=1 \
     UV_LINK_MODE=copy \
+    UV_COMPILE_BYTECODE=1 \
     RAGCHAT_HOME=/data \
     RAGCHAT_MODEL_DIR=/opt/ragchat/models \
     PATH=/opt/venv/bin:$PATH
