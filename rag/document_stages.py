@@ -38,6 +38,10 @@ from rag.whole_document import (
 
 # progress(what, done, total): the section-by-section summary reports each section as it is done.
 Progress = Callable[[str, int, int], None]
+# section_done(sentences): each section's cited summary sentences as soon as they exist, so a long
+# document's reader sees partial results long before the combined answer (each hit is one sentence,
+# its chunk the passage it cites: source and page).
+SectionDone = Callable[[list[Hit]], None]
 SECTION_SENTENCES = 3
 PASSAGE_TOKENS = 120
 
@@ -48,6 +52,10 @@ TICK_TOKENS = 16
 
 def no_progress(what: str, done: int, total: int) -> None:
     """The default listener: nobody is watching."""
+
+
+def no_section(sentences: list[Hit]) -> None:
+    """The default listener for finished sections: nobody is reading along."""
 
 
 class RouteRequest:
@@ -169,11 +177,19 @@ class SummariseSections:
         self._cache = cache
 
     def run(
-        self, hits: list[Hit], budget: int, progress: Progress, queue: QueueListener, timings: Timings
+        self,
+        hits: list[Hit],
+        budget: int,
+        progress: Progress,
+        queue: QueueListener,
+        timings: Timings,
+        section_done: SectionDone = no_section,
     ) -> tuple[list[Hit], int, int]:
-        """The summary evidence, how many sections were summarised, and how many came from the cache."""
+        """The summary evidence, how many sections were summarised, and how many came from the cache.
+        `section_done` hears each section of the first pass (the document's own sections) as it ends."""
         settings = self._settings
         done = cached = 0
+        first_pass = True
         while evidence_tokens(hits, settings.source_header_tokens) > budget:
             groups = sections(hits, settings.section_tokens, settings.source_header_tokens)
             summaries: list[Hit] = []
@@ -183,8 +199,11 @@ class SummariseSections:
                 found, was_cached = self._summary(group, queue, timings, tick)
                 summaries += found
                 cached += was_cached
+                if first_pass and found:
+                    section_done(found)
                 progress("summarising sections", n, len(groups))
             done += len(groups)
+            first_pass = False
             if len(summaries) >= len(hits):  # no shorter: stop rather than loop
                 hits = summaries
                 break

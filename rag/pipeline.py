@@ -48,8 +48,10 @@ from rag.document_stages import (
     ReadDocuments,
     RouteRequest,
     Scope,
+    SectionDone,
     SummariseSections,
     no_progress,
+    no_section,
 )
 from rag.evidence import Embed
 from rag.guardrails import Guardrails
@@ -96,7 +98,8 @@ class AskOptions:
     how readily an answer the documents may not state is withheld (RAGCHAT_STRICTNESS). A request
     about whole documents is scoped to `documents` (names the user selected) when given, else to the
     one it names, the only one, or the last of `recent_documents` (uploaded in this conversation);
-    `on_progress` hears its section-by-section summary advance."""
+    `on_progress` hears its section-by-section summary advance, and `on_section` reads each section's
+    summary (cited sentences) as soon as it is written."""
 
     session_id: str | None = None
     bm25_weight: float | None = None
@@ -108,6 +111,7 @@ class AskOptions:
     documents: tuple[str, ...] = ()
     recent_documents: tuple[str, ...] = ()
     on_progress: Progress | None = None
+    on_section: SectionDone | None = None
 
 
 class AnswerStream:
@@ -408,7 +412,7 @@ class AnswerPipeline:
             if not read.fits:
                 progress = options.on_progress or no_progress
                 hits, info.sections, info.cached_sections = self.summarise.run(
-                    hits, read.budget, progress, queue, timings
+                    hits, read.budget, progress, queue, timings, options.on_section or no_section
                 )
                 hits = fit_hits(hits, read.budget, settings.source_header_tokens)
             given.append(Given(mode="sources", evidence=[Evidence(id=n, hit=h) for n, h in enumerate(hits, 1)]))

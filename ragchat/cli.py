@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.schemas import IngestProgress, Scores
+from core.schemas import Hit, IngestProgress, Scores
 from core.settings import PROJECT_ROOT, get_settings
 from core.users import InvalidUserName
 from eval.dataset import STARTER_DATASET
@@ -195,6 +195,12 @@ def _section_progress(what: str, done: int, total: int) -> None:
     print(f"\r\033[K{what}: {done}/{total}", end=end, file=sys.stderr, flush=True)
 
 
+def _section_lines(sentences: list[Hit]) -> None:
+    """A long document's section summaries, on stderr as each is written (the answer follows on stdout)."""
+    where = ", ".join(dict.fromkeys(f"{h.chunk.source} · {h.chunk.locator}" for h in sentences))
+    print(f"\r\033[K[{where}] " + " ".join(h.chunk.text for h in sentences), file=sys.stderr, flush=True)
+
+
 def cmd_ask(args: argparse.Namespace) -> int:
     """Exit 0 with an answer (or the refusal), 1 when the model failed, 2 when a guardrail stopped the
     question (too long, an injection pattern, the session's rate limit)."""
@@ -209,6 +215,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         strictness=args.strictness,
         documents=tuple(args.doc or ()),
         on_progress=_section_progress if sys.stderr.isatty() and not args.json else None,
+        on_section=_section_lines if sys.stderr.isatty() and not args.json else None,
         **_retrieval_flags(args),
     )
     stream = service.ask_stream(args.question, options)

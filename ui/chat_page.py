@@ -289,6 +289,16 @@ def render_progress(slot: DeltaGenerator, what: str, done: int, total: int) -> N
     slot.progress(done / total, text=f"{what.capitalize()}: {done} of {total}…")
 
 
+def render_sections_so_far(slot: DeltaGenerator, found: list[list[Hit]], sentences: list[Hit]) -> None:
+    """A long document's section summaries as they are written: something to read (with pages) long
+    before the combined answer, which replaces them."""
+    found.append(sentences)
+    with slot.container(), st.expander(f"Sections summarised so far ({len(found)})", expanded=True):
+        for section in found:
+            where = ", ".join(dict.fromkeys(f"{h.chunk.source} · {h.chunk.locator}" for h in section))
+            st.markdown(f"**{where}** — " + " ".join(h.chunk.text for h in section))
+
+
 STOPPED_TEXT = "Stopped before the answer was finished. Ask again to get it."
 
 
@@ -311,6 +321,7 @@ def answer_question(service: Session, question: str) -> Message:
         stream: Turn | None = None
         try:
             progress_slot = st.empty()
+            sections_slot, sections_found = st.empty(), []
             options = AskOptions(
                 session_id=st.session_state.session_id,
                 client_id=st.session_state.client_id,
@@ -318,6 +329,7 @@ def answer_question(service: Session, question: str) -> Message:
                 documents=tuple(st.session_state.get("scope_documents", ())),
                 recent_documents=tuple(st.session_state.get("uploaded_sources", ())),
                 on_progress=lambda what, done, total: render_progress(progress_slot, what, done, total),
+                on_section=lambda sentences: render_sections_so_far(sections_slot, sections_found, sentences),
                 **retrieval_options(),
             )
             stream = service.ask_stream(question, options)
@@ -329,6 +341,7 @@ def answer_question(service: Session, question: str) -> Message:
                 streamed = st.write_stream(stream.tokens())
             answer = stream.result()
             progress_slot.empty()
+            sections_slot.empty()
             queue_slot.empty()  # a wait that ended in "the model is busy" leaves no stale notice
             stop_slot.empty()
         except Exception as exc:

@@ -48,11 +48,18 @@ def test_a_long_document_is_summarised_by_sections_cached_until_it_is_replaced(h
     session = open_session(settings)
     assert session.ingest_bytes("long.pdf", long_pdf_bytes(2, seed=3)).status == "indexed"
     progress: list[tuple[int, int]] = []
-    options = AskOptions(on_progress=lambda what, done, total: progress.append((done, total)))
+    read_along: list[tuple[int, list[str]]] = []  # (sections done when it arrived, its sentences)
+    options = AskOptions(
+        on_progress=lambda what, done, total: progress.append((done, total)),
+        on_section=lambda sentences: read_along.append((progress[-1][0], [h.chunk.text for h in sentences])),
+    )
     cold = session.ask("Give me an overview of this document.", options)
     request = cold.document_request
     assert request is not None and request.method == "sections" and request.sections >= 2
     assert request.cached_sections == 0 and progress[-1][0] == progress[-1][1]
+    # Each section's summary is handed over as soon as it is written, before the next one starts.
+    assert len(read_along) >= 2 and [done for done, _ in read_along[:2]] == [0, 1]
+    assert all(sentences and all(s.strip() for s in sentences) for _, sentences in read_along)
     assert cold.citations and all(c.page in (1, 2) for c in cold.citations)
     cached = session.ask("Give me an overview of this document.")
     assert cached.document_request is not None and cached.document_request.cached_sections == request.sections
