@@ -9,10 +9,11 @@ chat page calls, one step after the other, without pause:
 * a question: ``Session.ask_stream`` with the page's options (conversation id, client id, the
   documents uploaded in this conversation), its tokens read to the end, ``result()``, ``close()``,
   then ``finish()`` (the memory stage) when ``needs_memory`` says so. Questions are the starter set's,
-  shared out round robin, and after each upload one about the uploaded file. A user starts a new
-  conversation every 10 questions;
-* a memory note: a statement of a lasting fact about the user or the company, varied wording
-  ("Just so you know, my manager is …", "We close the books on the …"), through the same path;
+  shared out round robin, and after each upload (every 10 questions) one about the uploaded file. A
+  user starts a new conversation every 10 questions;
+* a memory note (before every 8th question): a statement of a lasting fact about the user or the
+  company, varied wording ("Just so you know, my manager is …", "We close the books on the …"),
+  through the same path;
 * an upload: ``Session.jobs.submit`` (the background ingest the upload panel starts) and a wait for
   it: generated TXT and PDF files (bench/ingest_throughput.py's prose), and once each, spread over
   the run, a replacement of returns_policy.txt by an edited version, its restoration, a re-upload of
@@ -20,9 +21,11 @@ chat page calls, one step after the other, without pause:
   reason: an expected refusal, not an error);
 * a delete: ``Session.delete`` of the user's upload two before its latest.
 
+--max-minutes ends the run early: no step starts after it, and the figures count what was done.
+
 Warm-up (untimed, before the RSS baseline): each user asks one question and notes one fact, one
-upload and one delete run, and the starter questions are asked once (llama.cpp's RAM prompt cache
-fills over the first passes, bench/load_test.py).
+upload and one delete run, and the starter questions are asked once, which fills llama.cpp's RAM
+prompt cache to its bound (RAGCHAT_LLM_CACHE_RAM_MIB), so what grows after it is not that cache.
 
 Reported: errors (an exception; an answer with ``error`` set; an upload that failed, other than the
 expected refusal; a delete that found nothing), turns stored (every turn a user was answered is read
@@ -68,8 +71,8 @@ from ragchat.application import App
 from ragchat.session import Session
 
 CONVERSATION_TURNS = 10  # questions before a user starts a new conversation
-NOTE_EVERY = 5  # a memory note before every 5th question
-UPLOAD_EVERY = 8  # an upload (then a question about it) every 8 questions; the one two before is deleted
+NOTE_EVERY = 8  # a memory note before every 8th question
+UPLOAD_EVERY = 10  # an upload (then a question about it) every 10 questions; the one two before is deleted
 REPLACED = "returns_policy.txt"
 UNCHANGED = "nimbus_hub_faq.md"
 NOT_A_PDF = "scan-of-receipt.pdf"
@@ -218,15 +221,15 @@ def user_plan(
     return steps
 
 
-def live_at_end(plans: list[list[Step]], sample_docs: dict[str, bytes]) -> set[str]:
-    """The documents the registry must hold after every plan ran."""
+def live_at_end(results: list[Done], sample_docs: dict[str, bytes]) -> set[str]:
+    """The documents the registry must hold after these steps (a file is only ever deleted by the user
+    who uploaded it, so the users' steps need no common order)."""
     live = set(sample_docs)
-    for plan in plans:
-        for step in plan:
-            if step.kind == "upload" and not step.refusal_expected:
-                live.add(step.text)
-            elif step.kind == "delete":
-                live.discard(step.text)
+    for done in results:
+        if done.kind == "upload" and not (done.error or done.refusal):
+            live.add(done.text)
+        elif done.kind == "delete" and not done.error:
+            live.discard(done.text)
     return live
 
 
@@ -314,8 +317,9 @@ class User:
             done.error = f"upload {step.text}: {result.status}: {result.error}"
 
 
-def run_users(users: list[User], plans: list[list[Step]]) -> list[Done]:
-    """Every user runs its plan in its own thread; all start together."""
+def run_users(users: list[User], plans: list[list[Step]], stop_at: float) -> list[Done]:
+    """Every user runs its plan in its own thread; all start together. No step starts after `stop_at`
+    (time.monotonic())."""
     results: list[Done] = []
     lock = threading.Lock()
     start = threading.Barrier(len(users))
@@ -323,6 +327,8 @@ def run_users(users: list[User], plans: list[list[Step]]) -> list[Done]:
     def run(user: User, plan: list[Step]) -> None:
         start.wait()
         for step in plan:
+            if time.monotonic() > stop_at:
+                return
             done = user.do(step)
             with lock:
                 results.append(done)
@@ -483,6 +489,9 @@ def main() -> int:
     parser.add_argument("--model", default="qwen2.5-coder-0.5b", help="RAGCHAT_LLM_MODEL for this run")
     parser.add_argument("--sample-s", type=float, default=5.0, help="seconds between RSS samples")
     parser.add_argument("--seed", type=int, default=24)
+    parser.add_argument(
+        "--max-minutes", type=float, default=None, help="start no step after this long (the figures say how far it got)"
+    )
     parser.add_argument("--json", type=Path, default=None, help="also write the figures and every step here")
     args = parser.parse_args()
 
@@ -520,7 +529,8 @@ def main() -> int:
         shares = [questions[k % len(questions)] for k in range(args.questions)]
         plans = [user_plan(i, shares[i :: args.users], sample_docs, rng, workdir) for i in range(args.users)]
         began = time.perf_counter()
-        results = run_users(users, plans)
+        stop_at = time.monotonic() + args.max_minutes * 60 if args.max_minutes else float("inf")
+        results = run_users(users, plans, stop_at)
         wall = time.perf_counter() - began
         rss.sample()
         report = figures(
@@ -529,7 +539,7 @@ def main() -> int:
             wall,
             counter,
             rss.figures(warm_at),
-            check_documents(users[0].session, live_at_end(plans, sample_docs)),
+            check_documents(users[0].session, live_at_end(results, sample_docs)),
             load_start,
         )
     print_report(report)

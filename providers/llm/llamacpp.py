@@ -29,7 +29,7 @@ class LlamaCppLLM(LLM):
         threads: int = 2,
         queue_limit: int = 8,
         queue_timeout_s: float = 300.0,
-        cache_ram_mib: int = 256,
+        cache_ram_mib: int = 128,
     ) -> None:
         """`cache_ram_mib` bounds llama.cpp's RAM cache of earlier prompts' states (restored when a new
         prompt shares their prefix: the answer and memory prompts alternate). Unbounded by us, it grew
