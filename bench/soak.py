@@ -23,9 +23,10 @@ chat page calls, one step after the other, without pause:
 
 --max-minutes ends the run early: no step starts after it, and the figures count what was done.
 
-Warm-up (untimed, before the RSS baseline): each user asks one question and notes one fact, one
-upload and one delete run, and the starter questions are asked once, which fills llama.cpp's RAM
-prompt cache to its bound (RAGCHAT_LLM_CACHE_RAM_MIB), so what grows after it is not that cache.
+Warm-up: the models are loaded before the users start; the RSS baseline is the sample taken when
+--warm-questions questions of the run have been answered (with their rewrites, memory passes, notes
+and uploads, by then llama.cpp's RAM prompt cache is at its bound, RAGCHAT_LLM_CACHE_RAM_MIB, so what
+grows after it is not that cache). Every other figure counts the whole run.
 
 Reported: errors (an exception; an answer with ``error`` set; an upload that failed, other than the
 expected refusal; a delete that found nothing), turns stored (every turn a user was answered is read
@@ -54,6 +55,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
@@ -317,14 +319,18 @@ class User:
             done.error = f"upload {step.text}: {result.status}: {result.error}"
 
 
-def run_users(users: list[User], plans: list[list[Step]], stop_at: float) -> list[Done]:
-    """Every user runs its plan in its own thread; all start together. No step starts after `stop_at`
-    (time.monotonic())."""
+def run_users(
+    users: list[User], plans: list[list[Step]], stop_at: float, warm_questions: int, warmed: Callable[[], None]
+) -> list[Done]:
+    """Every user runs its plan in its own thread; all start together. `warmed` is called once, when
+    the warm_questions-th question is done; no step starts after `stop_at` (time.monotonic())."""
     results: list[Done] = []
     lock = threading.Lock()
     start = threading.Barrier(len(users))
+    asked = 0
 
     def run(user: User, plan: list[Step]) -> None:
+        nonlocal asked
         start.wait()
         for step in plan:
             if time.monotonic() > stop_at:
@@ -332,6 +338,9 @@ def run_users(users: list[User], plans: list[list[Step]], stop_at: float) -> lis
             done = user.do(step)
             with lock:
                 results.append(done)
+                asked += done.kind == "ask"
+                if done.kind == "ask" and asked == warm_questions:
+                    warmed()
 
     threads = [
         threading.Thread(target=run, args=(user, plan), name=user.client_id)
@@ -467,21 +476,6 @@ def print_report(f: Figures) -> None:
 # ---- the run -----------------------------------------------------------------------------------
 
 
-def warm_up(users: list[User], questions: list[str], rng: random.Random, workdir: Path) -> list[Done]:
-    """Load every model and path the run uses, and fill llama.cpp's prompt cache, before the baseline."""
-    done: list[Done] = []
-    for user in users:
-        done.append(user.do(Step(kind="ask", text=questions[0])))
-        done.append(user.do(Step(kind="note", text=note(rng))))
-    upload, question = generated_upload(len(users), 0, rng, workdir)
-    done.append(users[0].do(upload))
-    done.append(users[0].do(Step(kind="ask", text=question)))
-    done.append(users[0].do(Step(kind="delete", text=upload.text)))
-    for question in questions:
-        done.append(users[0].do(Step(kind="ask", text=question)))
-    return done
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--users", type=int, default=4, help="simulated users, one thread each")
@@ -489,6 +483,9 @@ def main() -> int:
     parser.add_argument("--model", default="qwen2.5-coder-0.5b", help="RAGCHAT_LLM_MODEL for this run")
     parser.add_argument("--sample-s", type=float, default=5.0, help="seconds between RSS samples")
     parser.add_argument("--seed", type=int, default=24)
+    parser.add_argument(
+        "--warm-questions", type=int, default=24, help="questions answered before the RSS baseline is taken"
+    )
     parser.add_argument(
         "--max-minutes", type=float, default=None, help="start no step after this long (the figures say how far it got)"
     )
@@ -513,24 +510,20 @@ def main() -> int:
             print(f"the soak is about the embedded model, not {llm.label}", file=sys.stderr)
             return 1
         counter = CountingServer.install(llm)
-        began = time.perf_counter()
-        warm = warm_up(users, questions, rng, workdir)
-        warm_errors = [d.error for d in warm if d.error]
-        print(f"model {llm.label}; warm-up: {len(warm)} steps in {time.perf_counter() - began:.0f} s", file=sys.stderr)
-        if warm_errors:
-            print(f"warm-up errors: {warm_errors}", file=sys.stderr)
-            return 1
-        counter.reset()
-        for user in users:
-            user.new_conversation()  # the run's turns are checked against the store on their own
-        warm_at = time.monotonic()
-        rss.sample()  # the baseline
+        warm_at: list[float] = []
+
+        def warmed() -> None:
+            warm_at.append(time.monotonic())
+            rss.sample()  # the baseline
 
         shares = [questions[k % len(questions)] for k in range(args.questions)]
         plans = [user_plan(i, shares[i :: args.users], sample_docs, rng, workdir) for i in range(args.users)]
         began = time.perf_counter()
         stop_at = time.monotonic() + args.max_minutes * 60 if args.max_minutes else float("inf")
-        results = run_users(users, plans, stop_at)
+        results = run_users(users, plans, stop_at, args.warm_questions, warmed)
+        if not warm_at:
+            print(f"the run ended before {args.warm_questions} questions: no RSS baseline", file=sys.stderr)
+            return 1
         wall = time.perf_counter() - began
         rss.sample()
         report = figures(
@@ -538,7 +531,7 @@ def main() -> int:
             results,
             wall,
             counter,
-            rss.figures(warm_at),
+            rss.figures(warm_at[0]),
             check_documents(users[0].session, live_at_end(results, sample_docs)),
             load_start,
         )
