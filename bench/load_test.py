@@ -92,6 +92,13 @@ class CountingServer:
         self.running = 0
         self.reset()
 
+    @classmethod
+    def install(cls, llm: LlamaCppLLM) -> CountingServer:
+        """Put a counter in front of this model's server: every generation is counted at the call."""
+        counter = cls(llm._server)
+        llm._server = counter
+        return counter
+
     def reset(self) -> None:
         self.most = 0
         self.calls = 0
@@ -120,6 +127,13 @@ def percentile(values: list[float], share: float) -> float:
         return 0.0
     ordered = sorted(values)
     return ordered[max(math.ceil(share * len(ordered)) - 1, 0)]
+
+
+def starter_questions() -> tuple[list[Path], list[str]]:
+    """The starter set's documents and its single-turn questions that have a reference answer."""
+    dataset = load_dataset(STARTER)
+    questions = [q.question for q in dataset.questions if q.reference is not None and q.conversation is None]
+    return dataset.documents, questions
 
 
 def run_round(service: Session, counter: CountingServer, users: int, pool: list[str]) -> Round:
@@ -195,8 +209,7 @@ def main() -> int:
     parser.add_argument("--queue-timeout", type=float, default=None, help="RAGCHAT_LLM_QUEUE_TIMEOUT_S for this run")
     args = parser.parse_args()
 
-    dataset = load_dataset(STARTER)
-    questions = [q.question for q in dataset.questions if q.reference is not None and q.conversation is None]
+    documents, questions = starter_questions()
     with tempfile.TemporaryDirectory(prefix="ragchat-load-") as home:
         settings = get_settings(
             home=Path(home),
@@ -208,7 +221,7 @@ def main() -> int:
             rate_limit_per_minute=0,  # this measures the model, not the per-user guardrail
         )
         service = open_session(settings)
-        failed = [r for r in service.ingest_paths(dataset.documents) if r.status != "indexed"]
+        failed = [r for r in service.ingest_paths(documents) if r.status != "indexed"]
         if failed:
             print(f"ingest failed: {failed}", file=sys.stderr)
             return 1
@@ -216,8 +229,7 @@ def main() -> int:
         if not isinstance(llm, LlamaCppLLM):
             print(f"the load test is about the embedded model, not {llm.label}", file=sys.stderr)
             return 1
-        counter = CountingServer(llm._server)
-        llm._server = counter  # count every generation at the llama.cpp call
+        counter = CountingServer.install(llm)
         # Every round asks the same questions, so their figures compare: as many as the largest round's
         # users ask, --questions each. llama.cpp keeps earlier prompts in a RAM cache (cache_ram_mib),
         # and its hits grew over the first two passes (prompt tokens evaluated for 12 questions: 3468,

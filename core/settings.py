@@ -113,6 +113,12 @@ class LLMSettings(BaseModel):
     llm_queue_timeout_s: float = Field(
         default=300.0, gt=0, description="Embedded model: longest wait in its queue before the question is refused."
     )
+    llm_cache_ram_mib: int = Field(
+        default=128,
+        ge=0,
+        description="Embedded model: RAM for the prompt states llama.cpp keeps to reuse (0: none). Its own "
+        "default, 8 GiB, let the process grow ~10 MiB per distinct question on the 0.5B (bench/soak.py).",
+    )
 
     @field_validator("ollama_host")
     @classmethod

@@ -90,6 +90,7 @@ def build_llm(settings: Settings, choice: LLMChoice | None = None) -> LLM:
         threads=settings.llm_threads,
         queue_limit=settings.llm_queue_limit,
         queue_timeout_s=settings.llm_queue_timeout_s,
+        cache_ram_mib=settings.llm_cache_ram_mib,
     )
 
 

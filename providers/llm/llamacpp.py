@@ -29,7 +29,11 @@ class LlamaCppLLM(LLM):
         threads: int = 2,
         queue_limit: int = 8,
         queue_timeout_s: float = 300.0,
+        cache_ram_mib: int = 128,
     ) -> None:
+        """`cache_ram_mib` bounds llama.cpp's RAM cache of earlier prompts' states (restored when a new
+        prompt shares their prefix: the answer and memory prompts alternate). Unbounded by us, it grew
+        by each distinct prompt's KV cache (~12 KiB a token on the 0.5B) up to llama.cpp's 8 GiB."""
         import xllamacpp
 
         params = xllamacpp.CommonParams()
@@ -39,6 +43,7 @@ class LlamaCppLLM(LLM):
         params.cpuparams.n_threads = threads
         params.cpuparams_batch.n_threads = threads
         params.verbosity = -1
+        params.cache_ram_mib = cache_ram_mib
         self._server = xllamacpp.Server(params)
         self.queue = GenerationQueue(limit=queue_limit, timeout_s=queue_timeout_s)
         self.label = label
