@@ -183,7 +183,9 @@ class Session:
             if self._warmed:
                 return
             self._warmed = True
-        threading.Thread(target=_try, args=(lambda: self.app.retrieval_embedder,), daemon=True).start()
+        # Not a daemon: a process that ends while ONNX Runtime builds its session aborts ("terminate
+        # called without an active exception", e.g. a search refused at once); exit waits for the load.
+        threading.Thread(target=_try, args=(lambda: self.app.retrieval_embedder,), name="embedder-load").start()
 
     # ---- questions ------------------------------------------------------------------------------
     @cached_property
