@@ -58,6 +58,12 @@ def no_section(sentences: list[Hit]) -> None:
     """The default listener for finished sections: nobody is reading along."""
 
 
+def section_text(sentences: list[Hit]) -> tuple[str, str]:
+    """A finished section as its readers show it: where it is from (each file and place once) and its text."""
+    where = ", ".join(dict.fromkeys(f"{h.chunk.source} · {h.chunk.locator}" for h in sentences))
+    return where, " ".join(h.chunk.text for h in sentences)
+
+
 class RouteRequest:
     """Document-level or passage (rag/router.py), and the form the user asked for.
 

@@ -197,8 +197,10 @@ def _section_progress(what: str, done: int, total: int) -> None:
 
 def _section_lines(sentences: list[Hit]) -> None:
     """A long document's section summaries, on stderr as each is written (the answer follows on stdout)."""
-    where = ", ".join(dict.fromkeys(f"{h.chunk.source} · {h.chunk.locator}" for h in sentences))
-    print(f"\r\033[K[{where}] " + " ".join(h.chunk.text for h in sentences), file=sys.stderr, flush=True)
+    from rag.document_stages import section_text
+
+    where, text = section_text(sentences)
+    print(f"\r\033[K[{where}] {text}", file=sys.stderr, flush=True)
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
