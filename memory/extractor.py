@@ -13,12 +13,14 @@ word, or that holds a secret is dropped, with the reason kept for the reply.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
+from core.language import LanguageDetector, language_name
 from core.schemas import MemoryFact
 from core.secrets import find_secret
 from providers.llm.base import LLM, ChatMessage, LLMError
@@ -85,6 +87,51 @@ FACTS_SCHEMA: dict[str, Any] = {
 }
 
 
+# The two subjects a statement starts with, per language the memory writes lines in. A message in
+# another language gets English lines (the checks below would not know its subjects or pronouns).
+STATEMENT_SUBJECTS: dict[str, tuple[str, str]] = {
+    "en": ("The user", "The company"),
+    "fr": ("L'utilisateur", "L'entreprise"),
+    "de": ("Der Nutzer", "Das Unternehmen"),
+    "es": ("El usuario", "La empresa"),
+    "it": ("L'utente", "L'azienda"),
+    "pt": ("O utilizador", "A empresa"),
+    "nl": ("De gebruiker", "Het bedrijf"),
+}
+
+# First-person words, per language: one left in a statement means it was copied, not restated.
+FIRST_PERSON: dict[str, str] = {
+    "en": "i i'm i've i'd i'll me my mine myself we we're we've we'll our ours ourselves",
+    "fr": "je j' moi mon ma mes nous notre nos",
+    "de": "ich mich mir mein meine meinen meinem meiner wir uns unser unsere unseren",
+    "es": "yo mi mis conmigo nosotros nosotras nuestro nuestra nuestros nuestras",
+    "it": "io mio mia miei mie noi nostro nostra nostri nostre",
+    "pt": "eu meu minha meus minhas nós nosso nossa nossos nossas",
+    "nl": "ik mij mijn wij ons onze",
+}
+
+
+def statement_language(lang: str) -> str:
+    """The language the memory's lines for a message in `lang` are written in."""
+    return lang if lang in STATEMENT_SUBJECTS else "en"
+
+
+def system_prompt(lang: str) -> str:
+    """The extraction prompt; for a message in another language it ends by naming that language and
+    its two subjects (the 1.5B wrote English lines for French and German messages when the prompt
+    only said "in the message's language"). English prompts are the bare SYSTEM_PROMPT, so they stay
+    identical from message to message."""
+    lang = statement_language(lang)
+    if lang == "en":
+        return SYSTEM_PROMPT
+    user, company = STATEMENT_SUBJECTS[lang]
+    name = language_name(lang)
+    return (
+        f"{SYSTEM_PROMPT}\n\nThe next message is in {name}. Write its statements in {name}, each starting "
+        f'with "{user}" or "{company}" (or the company\'s name).'
+    )
+
+
 class FactList(BaseModel):
     facts: list[MemoryFact] = Field(max_length=MAX_FACTS)
 
@@ -97,10 +144,11 @@ class FirstPerson(Rejected):
     """The statement kept the user's own first-person words."""
 
 
-def extract(llm: LLM, message: str) -> list[MemoryFact]:
-    """The model's facts for `message`, as it wrote them (see `checked` before writing one)."""
+def extract(llm: LLM, message: str, lang: str = "en") -> list[MemoryFact]:
+    """The model's facts for `message` (written in `lang`), as it wrote them (see `checked` before
+    writing one)."""
     messages = [
-        ChatMessage(role="system", content=SYSTEM_PROMPT),
+        ChatMessage(role="system", content=system_prompt(lang)),
         ChatMessage(role="user", content=f"Message: {message}"),
     ]
     try:
@@ -114,17 +162,29 @@ def extract(llm: LLM, message: str) -> list[MemoryFact]:
 
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
-# The statement's own subject words, which the message does not say ("The user", "L'utilisateur").
-_SUBJECTS = {"the", "user", "user's", "company", "company's", "l'utilisateur", "l'entreprise", "der", "das"}
-_SUBJECTS |= {"nutzer", "unternehmen", "nutzers", "unternehmens"}
-# First-person words left in a statement mean it was copied, not restated in the third person.
-_FIRST_PERSON = re.compile(
-    r"\b(i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|we'll|our|ours|ourselves|"
-    r"je|j'|moi|mon|ma|mes|nous|notre|nos|ich|mich|mir|mein|meine|meinen|meinem|meiner|wir|uns|unser|unsere)\b"
-)
+# The statements' own subject words, which the message does not say ("The user", "L'utilisateur").
+_SUBJECTS = {word.lower() for pair in STATEMENT_SUBJECTS.values() for subject in pair for word in subject.split()}
+_SUBJECTS |= {"user's", "company's", "nutzers", "unternehmens"}
 
 
-def checked(fact: MemoryFact, message: str) -> MemoryFact:
+@functools.lru_cache
+def _first_person(langs: frozenset[str]) -> re.Pattern[str]:
+    words = {word for lang in langs for word in FIRST_PERSON[lang].split()}
+    return re.compile(r"\b(" + "|".join(sorted(map(re.escape, words), key=len, reverse=True)) + r")\b")
+
+
+_detector = LanguageDetector()
+
+
+def _keeps_first_person(statement: str, lang: str) -> bool:
+    """A first-person word of English, of the message's language or of the statement's own (a copied
+    "Wir haben unseren Hauptsitz in Stuttgart." under an English hint); not of every language, where
+    "eu" or "io" are English words ("the company's EU entities")."""
+    langs = frozenset({"en", statement_language(lang), statement_language(_detector(statement))})
+    return bool(_first_person(langs).search(statement.lower()))
+
+
+def checked(fact: MemoryFact, message: str, lang: str = "en") -> MemoryFact:
     """The fact, tidied into one line, or Rejected with the reason.
 
     Faithfulness: every number and every capitalised word (a name, a place, a product) of the
@@ -144,7 +204,7 @@ def checked(fact: MemoryFact, message: str) -> MemoryFact:
     invented += [name for name in names if name not in _SUBJECTS and name not in said]
     if invented:
         raise Rejected(f"it names what the message did not say ({', '.join(invented)})")
-    if _FIRST_PERSON.search(statement.lower()):
+    if _keeps_first_person(statement, lang):
         raise FirstPerson("it is not a third-person statement")
     if not _about_user_or_company(statement, fact.target, message):
         raise Rejected("it is not about you or your company")
@@ -158,8 +218,8 @@ def checked(fact: MemoryFact, message: str) -> MemoryFact:
     return MemoryFact(target=target, statement=statement)
 
 
-_USER_SUBJECTS = ("the user", "user ", "user's", "l'utilisateur", "der nutzer", "des nutzers")
-_COMPANY_SUBJECTS = ("the company", "company ", "company's", "l'entreprise", "das unternehmen", "des unternehmens")
+_USER_SUBJECTS = ("user ", "user's", "des nutzers", *(user.lower() for user, _ in STATEMENT_SUBJECTS.values()))
+_COMPANY_SUBJECTS = ("company ", "company's", "des unternehmens", *(c.lower() for _, c in STATEMENT_SUBJECTS.values()))
 
 
 def _about_user_or_company(statement: str, target: str, message: str) -> bool:

@@ -38,6 +38,7 @@ class _Candidate(TypedDict):
 
 class MemoryState(TypedDict, total=False):
     message: str
+    lang: str  # the message's language (ISO 639-1): the lines are written in it
     screened: bool
     candidates: list[_Candidate]
     writes: list[MemoryWrite]
@@ -72,8 +73,8 @@ class MemoryGraph:
         graph.add_edge("write", END)
         self._graph = graph.compile()
 
-    def run(self, message: str) -> MemoryOutcome:
-        state = self._graph.invoke({"message": message, "writes": [], "skipped": []})
+    def run(self, message: str, lang: str = "en") -> MemoryOutcome:
+        state = self._graph.invoke({"message": message, "lang": lang, "writes": [], "skipped": []})
         return MemoryOutcome(writes=state.get("writes", []), skipped=state.get("skipped", []))
 
     def _screen(self, state: MemoryState) -> MemoryState:
@@ -85,10 +86,10 @@ class MemoryGraph:
         return {"screened": True}
 
     def _extract(self, state: MemoryState) -> MemoryState:
-        message = state["message"]
+        message, lang = state["message"], state["lang"]
         skipped = list(state["skipped"])
         try:
-            facts = extract(self._model(), message)
+            facts = extract(self._model(), message, lang)
         except Rejected as rejected:
             return {"candidates": [], "skipped": [*skipped, MemorySkip(text=message[:80], reason=str(rejected))]}
         if not facts:
@@ -96,7 +97,7 @@ class MemoryGraph:
         candidates: list[_Candidate] = []
         for fact in facts:
             try:
-                candidates.append({"fact": self._checked(fact, message), "replaces": None})
+                candidates.append({"fact": self._checked(fact, message, lang), "replaces": None})
             except Rejected as rejected:
                 skipped.append(MemorySkip(text=fact.statement[:80], reason=str(rejected)))
         return {"candidates": candidates, "skipped": skipped}
@@ -109,17 +110,17 @@ class MemoryGraph:
         except LLMError as exc:
             raise Rejected(f"the memory model could not be loaded ({exc})") from exc
 
-    def _checked(self, fact: MemoryFact, message: str) -> MemoryFact:
+    def _checked(self, fact: MemoryFact, message: str, lang: str) -> MemoryFact:
         """The fact checked against the message; a clause the model copied in the first person (the
         0.5B does with a message's second fact: "Our company pays salaries on the 25th.") is given
         back to the model alone, once, to be restated."""
         try:
-            return checked(fact, message)
+            return checked(fact, message, lang)
         except FirstPerson:
-            restated = extract(self._model(), fact.statement)
+            restated = extract(self._model(), fact.statement, lang)
             if len(restated) != 1:
                 raise
-            return checked(restated[0], message)
+            return checked(restated[0], message, lang)
 
     def _dedup(self, state: MemoryState) -> MemoryState:
         kept: list[_Candidate] = []

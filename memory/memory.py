@@ -61,9 +61,10 @@ class Memory:
     def facts(self) -> MemoryFacts:
         return MemoryFacts(user=self.files["USER"].entries(), company=self.files["COMPANY"].entries())
 
-    def remember(self, message: str, session_id: str | None = None) -> MemoryOutcome:
-        """Run the graph on the user's own message (never on answers or document text) and log its writes."""
-        outcome = self._graph.run(message)
+    def remember(self, message: str, session_id: str | None = None, lang: str = "en") -> MemoryOutcome:
+        """Run the graph on the user's own message (never on answers or document text) and log its
+        writes; `lang` is the message's language, which the lines are written in."""
+        outcome = self._graph.run(message, lang)
         if outcome.writes:
             self._log.record(uuid.uuid4().hex, outcome.writes, session_id)
         return outcome

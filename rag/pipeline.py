@@ -490,7 +490,7 @@ class AnswerPipeline:
         def run_graph() -> Iterator[str]:
             nonlocal outcome
             try:
-                outcome = self.note_facts.run(message, session_id, timings)
+                outcome = self.note_facts.run(message, session_id, timings, lang)
             except Exception as exc:  # a locked or unwritable memory file: say so, lose nothing else
                 raise LLMError(f"memory could not be updated: {exc}") from exc
             yield memory_note(outcome, lang)

@@ -60,7 +60,7 @@ class MemoryPort(Protocol):
 
     def only_states_facts(self, message: str) -> bool: ...
 
-    def remember(self, message: str, session_id: str | None = None) -> MemoryOutcome: ...
+    def remember(self, message: str, session_id: str | None = None, lang: str = "en") -> MemoryOutcome: ...
 
 
 def elapsed_ms(since: float) -> float:
@@ -304,11 +304,11 @@ class NoteFacts:
     def applies(self, message: str) -> bool:
         return self._memory is not None and self._memory.only_states_facts(message)
 
-    def run(self, message: str, session_id: str | None, timings: Timings) -> MemoryOutcome:
+    def run(self, message: str, session_id: str | None, timings: Timings, lang: str) -> MemoryOutcome:
         assert self._memory is not None
         started = time.perf_counter()
         try:
-            return self._memory.remember(message, session_id)
+            return self._memory.remember(message, session_id, lang)
         finally:
             timings["memory_ms"] = elapsed_ms(started)
 

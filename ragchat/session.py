@@ -282,7 +282,7 @@ class Session:
         delays the answer), and what it wrote is recorded on the answer and its stored turn."""
         if not self.needs_memory_pass(answer):
             return answer
-        outcome = self.memory.remember(answer.question, answer.session_id)
+        outcome = self.memory.remember(answer.question, answer.session_id, answer.language)
         note = memory_note(outcome, answer.language) if outcome.writes or outcome.skipped else None
         updated = answer.model_copy(update={"memory_writes": outcome.writes, "memory_note": note})
         if answer.session_id:

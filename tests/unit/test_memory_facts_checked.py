@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from core.schemas import MemoryFact
-from memory.extractor import FACTS_SCHEMA, Rejected, checked
+from memory.extractor import FACTS_SCHEMA, SYSTEM_PROMPT, FirstPerson, Rejected, checked, system_prompt
 
 
 def fact(statement: str, target: str = "USER") -> MemoryFact:
@@ -61,3 +61,46 @@ def test_the_schema_asks_for_what_the_fact_model_reads() -> None:
     item = FACTS_SCHEMA["properties"]["facts"]["items"]
     assert set(item["required"]) == set(MemoryFact.model_fields)
     assert item["properties"]["target"]["enum"] == ["USER", "COMPANY"]
+
+
+@pytest.mark.parametrize(
+    ("lang", "message", "made", "kept"),
+    [
+        ("es", "Trabajo en la oficina de Sevilla.", fact("el usuario trabaja en la oficina de Sevilla"), "USER"),
+        ("it", "La nostra sede è a Torino.", fact("L'azienda ha sede a Torino.", "USER"), "COMPANY"),
+        ("fr", "Nous payons à 30 jours.", fact("L'entreprise paie à 30 jours.", "COMPANY"), "COMPANY"),
+        # Another language's pronoun is an English word here: "EU" is not Portuguese "eu" in an English line.
+        ("en", "We file in every EU country.", fact("The company files in every EU country.", "COMPANY"), "COMPANY"),
+    ],
+)
+def test_a_statement_in_the_message_language_is_kept_in_its_file(
+    lang: str, message: str, made: MemoryFact, kept: str
+) -> None:
+    assert checked(made, message, lang).target == kept
+
+
+@pytest.mark.parametrize(
+    ("lang", "message", "made"),
+    [
+        ("es", "Mi jefe es Pablo.", fact("El jefe de mi equipo es Pablo.")),
+        ("it", "Il mio capo è Luca.", fact("L'utente dice: il mio capo è Luca.")),
+        ("nl", "Ik werk in Utrecht.", fact("De gebruiker zegt: ik werk in Utrecht.")),
+    ],
+)
+def test_a_first_person_word_of_the_message_language_is_caught(lang: str, message: str, made: MemoryFact) -> None:
+    with pytest.raises(FirstPerson):
+        checked(made, message, lang)
+
+
+def test_the_prompt_names_the_message_language_and_its_subjects_and_english_stays_bare() -> None:
+    assert system_prompt("en") == SYSTEM_PROMPT
+    assert system_prompt("ja") == SYSTEM_PROMPT  # no subjects known for it: English lines
+    french = system_prompt("fr")
+    assert french.startswith(SYSTEM_PROMPT)
+    assert "French" in french and "L'utilisateur" in french and "L'entreprise" in french
+
+
+def test_a_statement_copied_in_its_own_language_is_caught_whatever_the_hint() -> None:
+    copied = fact("Wir haben unseren Hauptsitz in Stuttgart.", "COMPANY")
+    with pytest.raises(FirstPerson):
+        checked(copied, "Wir haben unseren Hauptsitz in Stuttgart.", "en")

@@ -11,6 +11,11 @@ from core.secrets import find_secret
     ("text", "kind"),
     [
         ("my password is hunter2", "a password"),
+        ("Mein Passwort für das HR-Portal ist Sommer2024!", "a password"),
+        ("Mon mot de passe est chat123", "a password"),
+        ("La contraseña del wifi es Casa2020", "a password"),
+        ("Il mio PIN è 4521", "a PIN"),
+        ("Mijn wachtwoord is Fiets77", "a password"),
         ("My API key is abc", "an API key"),
         ("the wifi passphrase: correct horse battery staple", "a passphrase"),
         ("Our PIN code is 4921", "a PIN code"),
@@ -35,6 +40,7 @@ def test_secrets_are_found(text: str, kind: str | None) -> None:
     "text",
     [
         "I'm a Project Finance Analyst.",
+        "Notre politique de mot de passe impose 12 caractères.",
         "We hold team meetings every Friday at 10 AM.",
         "Our company just migrated from AWS to GCP last quarter.",
         "My employee number is short: order 12345 ships on 2026-03-01.",
