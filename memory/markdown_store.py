@@ -80,6 +80,23 @@ class MemoryFile:
     def delete(self, entry: str) -> bool:
         return self._edit(entry, None)
 
+    def restore(self, current: str, previous: str) -> bool:
+        """Undo a `replace`: the entry `current` becomes `previous` again, in place, and the newest
+        History line that kept `previous` goes; False (and no change) when `current` is gone."""
+        with self._lock:
+            lines = self._read_lines()
+            found = next((n for n, text in _entry_lines(lines) if text == current.strip()), None)
+            if found is None:
+                return False
+            lines[found] = f"- {clean_entry(previous)}\n"
+            kept = re.compile(r"^[-*+]\s+\d{4}-\d{2}-\d{2}:\s+" + re.escape(clean_entry(previous)) + r"\s*$")
+            start = self._history_start(lines)
+            dated = [n for n in range(start + 1, len(lines)) if kept.match(lines[n])]
+            if dated:
+                del lines[dated[-1]]
+            self._replace(lines)
+            return True
+
     def _edit(self, entry: str, replacement: str | None, history: str | None = None) -> bool:
         with self._lock:
             lines = self._read_lines()

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from core.schemas import MemoryEvent, MemoryFacts, MemoryOutcome
+from core.schemas import MemoryEvent, MemoryFacts, MemoryOutcome, MemoryUndo
 from core.text import estimate_tokens
 from memory.markdown_store import MemoryFile
 from memory.memory_log import MemoryLog
@@ -75,6 +75,24 @@ class Memory:
 
     def last_turn(self) -> list[MemoryEvent]:
         return self._log.last_turn()
+
+    def undo_last_turn(self) -> MemoryUndo:
+        """Take back what the last turn that wrote to memory wrote: an added line is deleted, a
+        replaced one put back in place (its History line goes). The turn leaves the log, so the one
+        before it becomes the last (a second undo takes that back). A line edited or deleted by hand
+        since is reported, not guessed at."""
+        events = self._log.last_turn()
+        outcome = MemoryUndo()
+        for event in reversed(events):
+            file = self.files[event.target]
+            if event.action == "replaced" and event.replaced:
+                done = file.restore(event.summary, event.replaced)
+            else:
+                done = file.delete(event.summary)
+            (outcome.undone if done else outcome.not_found).append(event)
+        if events and events[0].turn_id:
+            self._log.forget_turn(events[0].turn_id)
+        return outcome
 
     @staticmethod
     def may_hold_facts(message: str) -> bool:

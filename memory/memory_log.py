@@ -50,13 +50,21 @@ class MemoryLog(SQLiteTables):
         """The writes of this user's most recent turn that wrote anything."""
         with closing(self._connect()) as conn:
             rows = conn.execute(
-                """SELECT at, session_id, write_json FROM memory_events WHERE turn_id =
+                """SELECT turn_id, at, session_id, write_json FROM memory_events WHERE user_name = ? AND turn_id =
                    (SELECT turn_id FROM memory_events WHERE user_name = ? ORDER BY id DESC LIMIT 1) ORDER BY id""",
-                (self._user,),
+                (self._user, self._user),
             ).fetchall()
         return [
             MemoryEvent(
-                **MemoryWrite.model_validate_json(raw).model_dump(), at=datetime.fromisoformat(at), session_id=sid
+                **MemoryWrite.model_validate_json(raw).model_dump(),
+                at=datetime.fromisoformat(at),
+                session_id=sid,
+                turn_id=turn,
             )
-            for at, sid, raw in rows
+            for turn, at, sid, raw in rows
         ]
+
+    def forget_turn(self, turn_id: str) -> None:
+        """Drop a turn's rows (it was undone): the turn before it is then the last one."""
+        with closing(self._connect()) as conn, conn:
+            conn.execute("DELETE FROM memory_events WHERE turn_id = ? AND user_name = ?", (turn_id, self._user))

@@ -1,5 +1,6 @@
 """The sidebar's memory panel: what ragchat remembers about the session's user (USER_MEMORY.md) and
-their company (COMPANY_MEMORY.md), what their last turn wrote, and a delete button per entry."""
+their company (COMPANY_MEMORY.md), what their last turn wrote with an Undo button, and a delete
+button per entry."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import hashlib
 
 import streamlit as st
 
+from core.schemas import MemoryUndo
 from ragchat.session import Session
 
 _LABELS = {"USER": "About you", "COMPANY": "About your company"}
@@ -37,8 +39,22 @@ def render_memory_panel(service: Session) -> None:
         if last:
             st.markdown("**Last written**")
             for event in last:
+                replaced = f"  \nin place of: {event.replaced}" if event.replaced else ""
                 st.caption(
                     f"{event.action} · {event.target} · confidence {event.confidence:.2f} · "
-                    f"{event.at:%Y-%m-%d %H:%M} UTC  \n{event.summary}"
+                    f"{event.at:%Y-%m-%d %H:%M} UTC  \n{event.summary}{replaced}"
                 )
+            if st.button("Undo", icon=":material/undo:", key="memory-undo", help="Take back what this turn wrote"):
+                st.session_state.memory_notice = undo_notice(memory.undo_last_turn())
+                st.rerun()
         st.caption("Facts you state about yourself or your company are kept here; secrets never are.")
+
+
+def undo_notice(undo: MemoryUndo) -> str:
+    """What an undo did, in one notice: the lines taken back, and any it could not find."""
+    parts = []
+    for event in undo.undone:
+        parts.append(f"Put back: {event.replaced}" if event.replaced else f"Removed: {event.summary}")
+    for event in undo.not_found:
+        parts.append(f"Not found (edited or deleted since): {event.summary}")
+    return "  \n".join(parts) or "Nothing to undo."

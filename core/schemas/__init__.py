@@ -32,6 +32,7 @@ from core.schemas.memory import (
     MemoryFacts,
     MemoryOutcome,
     MemorySkip,
+    MemoryUndo,
     MemoryWrite,
 )
 from core.schemas.models import (
@@ -78,6 +79,7 @@ __all__ = [
     "MemoryFacts",
     "MemoryOutcome",
     "MemorySkip",
+    "MemoryUndo",
     "MemoryWrite",
     "ModelInfo",
     "Page",

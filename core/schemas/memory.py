@@ -55,3 +55,12 @@ class MemoryEvent(MemoryWrite):
 
     at: datetime
     session_id: str | None = None
+    turn_id: str | None = Field(default=None, description="The turn that wrote it (what an undo takes back).")
+
+
+class MemoryUndo(BaseModel):
+    """What undoing a turn's memory writes did: the lines taken back, and those it could not find
+    (edited or deleted by hand since)."""
+
+    undone: list[MemoryEvent] = Field(default_factory=list)
+    not_found: list[MemoryEvent] = Field(default_factory=list)

@@ -121,8 +121,23 @@ def test_a_stated_fact_is_noted_and_shown_in_the_memory_panel(home: Path) -> Non
     assert "added · USER · confidence" in _texts(panel)  # what the last turn wrote
     assert (home / "USER_MEMORY.md").read_text(encoding="utf-8").endswith("- The user is a Project Finance Analyst.\n")
 
+    undo = next(b for b in panel.button if b.help == "Take back what this turn wrote")
+    undo.click().run()
+    assert not at.exception
+    panel = next(e for e in at.sidebar.expander if e.label.startswith("Memory"))
+    assert panel.label == "Memory (0)"
+    assert "Removed: The user is a Project Finance Analyst." in [i.value for i in panel.info]
+    assert "The user is a Project Finance Analyst." not in (home / "USER_MEMORY.md").read_text(encoding="utf-8")
+    assert not [b for b in panel.button if b.help == "Take back what this turn wrote"]  # nothing left to undo
+
+    # A line written by hand is listed too, and its delete button removes it.
+    with (home / "USER_MEMORY.md").open("a", encoding="utf-8") as memory_file:
+        memory_file.write("- The user works from Oslo.\n")
+    at.run()
+    panel = next(e for e in at.sidebar.expander if e.label.startswith("Memory"))
+    assert panel.label == "Memory (1)"
     forget = next(b for b in panel.button if b.help == "Forget this")
     forget.click().run()
     assert not at.exception
     assert next(e for e in at.sidebar.expander if e.label.startswith("Memory")).label == "Memory (0)"
-    assert "The user is a Project Finance Analyst." not in (home / "USER_MEMORY.md").read_text(encoding="utf-8")
+    assert "The user works from Oslo." not in (home / "USER_MEMORY.md").read_text(encoding="utf-8")

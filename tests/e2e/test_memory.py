@@ -147,6 +147,12 @@ def test_cli_reports_memory_writes_and_reviews_memory(home: Path) -> None:
     assert [e["summary"] for e in review["last_turn"]] == [line]
     assert Path(review["files"]["USER"]) == home / "USER_MEMORY.md"
 
+    undone = ragchat("memory", "--undo")
+    assert undone.returncode == 0 and undone.stdout.strip() == f"removed: {line}"
+    assert json.loads(ragchat("memory", "--json").stdout)["USER"] == []
+    assert ragchat("memory", "--undo").stdout.strip() == "nothing to undo"
+
+    (home / "USER_MEMORY.md").write_text(f"# User memory\n\n- {line}\n", encoding="utf-8")
     assert ragchat("memory", "--forget", line).returncode == 0
     assert ragchat("memory", "--forget", line).returncode == 1
     assert json.loads(ragchat("memory", "--json").stdout)["USER"] == []

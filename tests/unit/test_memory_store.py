@@ -71,6 +71,19 @@ def test_a_replaced_entry_moves_to_the_dated_history_section(tmp_path: Path) -> 
     assert not memory.delete("2026-03-01: The user works in the Lyon office.")  # history is not an entry
 
 
+def test_restore_puts_the_replaced_line_back_in_place_and_takes_it_out_of_history(tmp_path: Path) -> None:
+    file = MemoryFile(tmp_path / "USER_MEMORY.md", "User memory", "Facts.")
+    for entry in ("The user is called Ana.", "The user works in Lyon.", "The user likes tables."):
+        file.add(entry)
+    file.replace("The user works in Lyon.", "The user works in Oslo.", day=date(2026, 11, 20))
+    assert file.history() == ["2026-11-20: The user works in Lyon."]
+
+    assert file.restore("The user works in Oslo.", "The user works in Lyon.")
+    assert file.entries() == ["The user is called Ana.", "The user works in Lyon.", "The user likes tables."]
+    assert file.history() == []
+    assert not file.restore("The user works in Oslo.", "The user works in Lyon.")  # already undone: no change
+
+
 def test_a_missing_file_is_created_with_its_header(tmp_path: Path) -> None:
     files = memory_files(tmp_path)
     files["COMPANY"].add("Company uses GCP.")
