@@ -116,6 +116,28 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     return 1 if any(r.status == "failed" for r in results) else 0
 
 
+def cmd_resume(args: argparse.Namespace) -> int:
+    """Finish the semantic index of documents an interrupted ingest (a kill, a crash) left searchable
+    by keyword only; `docs` lists them with their share embedded."""
+    service = _service(args)
+    live = sys.stderr.isatty()
+    notice = _WaitNotice()
+    results = service.resume(
+        progress=(lambda update: _progress_line("resume", update)) if live else (lambda u: notice("resume", u))
+    )
+    if live:
+        print("\r\033[K", end="", file=sys.stderr)
+    if args.json:
+        _print_json([r.model_dump() for r in results])
+    elif not results:
+        print("Nothing to finish: every document is fully indexed.")
+    else:
+        for r in results:
+            detail = r.error if r.status in ("failed", "cancelled") else f"{r.chunks} chunks, semantic index complete"
+            print(f"{r.status:9} {r.source}: {detail}")
+    return 1 if any(r.status != "indexed" for r in results) else 0
+
+
 def cmd_redactions(args: argparse.Namespace) -> int:
     service = _service(args)
     if not any(d.source == args.source for d in service.documents()):
@@ -366,7 +388,7 @@ def cmd_docs(args: argparse.Namespace) -> int:
             if r.missing_chunks:
                 print(f"  missing: {r.missing_note()}")
             if r.pending_chunks:
-                print(f"  {r.embedding_note()}")
+                print(f"  {r.embedding_note()}; if no ingest is running, `ragchat resume` finishes it")
     return 0
 
 
@@ -648,6 +670,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="rebuild even when the index matches the settings")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_reindex)
+
+    p = sub.add_parser(
+        "resume", parents=[as_user], help="finish embedding documents an interrupted ingest left keyword-only"
+    )
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_resume)
 
     p = sub.add_parser("redactions", parents=[as_user], help="the redaction report of a document")
     p.add_argument("source")

@@ -195,13 +195,22 @@ class DocumentIndex:
             self.summaries.keep_only(self.registry.live_versions())
             return deleted or (existed and doc_id not in self.registry.live_versions())
 
-    def resume(self, progress: Progress = no_progress, cancel: threading.Event | None = None) -> list[IngestResult]:
+    def resume(
+        self, progress: Progress = no_progress, cancel: threading.Event | None = None, wait: bool = False
+    ) -> list[IngestResult]:
         """Finish embedding what an interrupted ingest left (its documents are searchable by keyword
-        meanwhile). Nothing to do, or another process writing: returns at once."""
+        meanwhile). Nothing to do: returns at once. Another process writing: returns at once
+        (wait=False, the app's check at start), or waits for it, `progress` hearing whom it waits for
+        (wait=True, `ragchat resume`); that writer may have finished them meanwhile."""
         if not any(record.pending_chunks for record in self.registry.all()):
             return []
+
+        def waiting(holder: WriterInfo | None) -> None:
+            what = holder.describe() if holder else "another process's write"
+            progress(IngestProgress(stage=f"waiting for {what}"))
+
         try:
-            with self.writing("finishing the embedding of partly embedded documents", wait=False):
+            with self.writing("finishing the embedding of partly embedded documents", wait=wait, on_wait=waiting):
                 return self.indexer.resume(progress, cancel)
         except WriterBusy:
             return []

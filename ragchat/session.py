@@ -159,6 +159,11 @@ class Session:
         """Why the index does not fit the current settings; [] when it does (see `reindex`)."""
         return self.document_index.indexer.index_problems()
 
+    def resume(self, progress: Progress = no_progress) -> list[IngestResult]:
+        """Finish embedding the documents an interrupted ingest left searchable by keyword only,
+        waiting for another process's write first."""
+        return self.document_index.resume(progress, wait=True)
+
     def reindex(self, progress: Progress = no_progress) -> list[IngestResult]:
         """Rebuild every document's chunks and vectors with the current settings, from stored page texts."""
         return self.document_index.reindex(progress)

@@ -15,6 +15,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from core.schemas import doc_id_for
 from core.settings import get_settings
 from ragchat.application import open_session
@@ -44,7 +46,8 @@ def _reopen() -> Session:
     return open_session(get_settings())
 
 
-def test_kill_9_while_embedding_leaves_a_keyword_searchable_document(home: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("finish", ["resume", "ingest again"])
+def test_kill_9_while_embedding_leaves_a_keyword_searchable_document(home: Path, tmp_path: Path, finish: str) -> None:
     service = open_session(get_settings())
     assert service.ingest_bytes("a.txt", ALPHA.encode()).status == "indexed"
     del service
@@ -74,12 +77,20 @@ def test_kill_9_while_embedding_leaves_a_keyword_searchable_document(home: Path,
     assert after.document_index.store.count_version(doc_id, record.content_hash) == embedded, "a reader writes nothing"
     assert after.open_index().recovered_versions == 0, "a live document is not an unfinished version"
 
+    docs = subprocess.run([sys.executable, "-m", "ragchat.cli", "docs"], capture_output=True, text=True, timeout=120)
+    assert "`ragchat resume` finishes it" in docs.stdout, docs.stdout
+    if finish == "resume":
+        command = [sys.executable, "-m", "ragchat.cli", "resume", "--json"]
     rerun = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
     assert rerun.returncode == 0, rerun.stderr
     [row] = json.loads(rerun.stdout)
-    assert (row["status"], row["pages"], row["chunks"]) == ("indexed", 60, record.chunks)
+    assert (row["status"], row["chunks"]) == ("indexed", record.chunks)
+    if finish == "ingest again":
+        assert row["pages"] == 60
     final = _reopen()
     assert final.document_index.registry.get(doc_id).pending_chunks == 0
     assert final.document_index.registry.waiting_total() == 0
     assert assert_consistent(final) == {"a.txt": 1, "big.pdf": record.chunks}
     assert "big.pdf" in sources(final, "kilroy")
+    again = subprocess.run([sys.executable, "-m", "ragchat.cli", "resume"], capture_output=True, text=True, timeout=120)
+    assert (again.returncode, again.stdout.strip()) == (0, "Nothing to finish: every document is fully indexed.")
