@@ -10,8 +10,9 @@ given whole and has no sections to cache (`--document-tokens 200` forces section
     .venv/bin/python bench/document_summary.py --pages 3                       # 0.5B, generated 3 pages
     .venv/bin/python bench/document_summary.py --pdf ../shared/data/pdfs/R-intro.pdf --model qwen2.5-coder-1.5b
 
-Prints per document: pages, method (whole / sections), sections and cached sections, time to first
-token, total, and the answer with its cited pages. Timings are wall-clock; the load average is printed.
+Prints per document: pages, method (whole / sections), sections and cached sections, when the first
+section's partial result was shown, time to first token of the answer, total, and the answer with
+its cited pages. Timings are wall-clock; the load average is printed.
 """
 
 from __future__ import annotations
@@ -64,25 +65,33 @@ def main() -> None:
         for name, data in files:
             result = session.ingest_bytes(name, data)
             for run in ("cold", "cached"):
+                shown: list[float] = []  # when each section's partial result was handed to the reader
                 started = time.perf_counter()
-                answer = session.ask(REQUEST, _options(name))
+                answer = session.ask(REQUEST, _options(name, _timer(shown, started)))
                 total = time.perf_counter() - started
                 info = answer.document_request
                 first = answer.timings_ms.get("first_token_ms", 0.0) / 1000
+                partial = f"first partial result {shown[0]:.1f} s, " if shown else ""
                 print(
                     f"{name}: {result.pages} pages, {info.method if info else '?'}, sections "
-                    f"{info.sections if info else 0} (cached {info.cached_sections if info else 0}), {run}: first "
-                    f"token {first:.1f} s, total {total:.1f} s"
+                    f"{info.sections if info else 0} (cached {info.cached_sections if info else 0}), {run}: "
+                    f"{partial}first token {first:.1f} s, total {total:.1f} s; load {os.getloadavg()[0]:.2f}",
+                    flush=True,
                 )
             pages = sorted({c.page for c in answer.citations})
             print(f"  answer (cites pages {pages}):\n  " + answer.answer.replace("\n", "\n  "))
             session.delete(name)
 
 
-def _options(name: str):
+def _timer(shown: list[float], started: float):
+    """A section callback that records how long after `started` each section was handed over."""
+    return lambda _sentences: shown.append(time.perf_counter() - started)
+
+
+def _options(name: str, on_section):
     from rag.pipeline import AskOptions
 
-    return AskOptions(documents=(name,))
+    return AskOptions(documents=(name,), on_section=on_section)
 
 
 if __name__ == "__main__":
