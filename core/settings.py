@@ -365,6 +365,14 @@ class DocumentRequestSettings(BaseModel):
         description="...and at or above which it is, whatever retrieval finds (cross-validated precision 1.0 "
         "on the routing set).",
     )
+    scope_every_threshold: float = Field(
+        default=0.5,
+        ge=0.0,
+        le=1.0,
+        description="P(every document) at or above which a document request with several documents and none "
+        "chosen or named reads them all (a summary of each, a comparison); below, it is a search across them "
+        "(scripts/train_scope.py reports precision and recall).",
+    )
     document_tokens: int = Field(
         default=2400,
         ge=200,

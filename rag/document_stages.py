@@ -103,13 +103,19 @@ class Scope:
 class ChooseScope:
     """Which documents: those selected (the app's picker, `ragchat ask --doc`), else those the request
     names (by file name or its words), else the only one, else the one uploaded last in this
-    conversation; with several and none of these, ask back."""
+    conversation, else all of them when the request needs every document read (the router's
+    P(every) at or above `scope_every_threshold`: "summarise each of my files", "compare the two
+    contracts"); with several and none of these, ask back (or search across them: the pipeline)."""
 
-    def __init__(self, source: DocumentSource) -> None:
+    def __init__(self, source: DocumentSource, every_threshold: float) -> None:
         self._source = source
+        self._every_threshold = every_threshold
 
-    def run(self, question: str, selected: tuple[str, ...], recent: tuple[str, ...], lang: str) -> Scope:
-        """`lang`: the asker's language, which a question asked back is in."""
+    def run(
+        self, question: str, selected: tuple[str, ...], recent: tuple[str, ...], lang: str, p_every: float = 0.0
+    ) -> Scope:
+        """`lang`: the asker's language, which a question asked back is in; `p_every`: the router's
+        P(the request needs every document read)."""
         documents = self._source.all()
         names = ", ".join(d.source for d in documents)
         if not documents:
@@ -127,6 +133,8 @@ class ChooseScope:
         uploaded = [d for name in reversed(recent) for d in documents if d.source == name]
         if uploaded:
             return Scope(uploaded[:1])
+        if p_every >= self._every_threshold:
+            return Scope(documents)
         return Scope(several=True, clarify=message(lang, "which_document", count=len(documents), names=names))
 
 

@@ -204,7 +204,7 @@ class AnswerPipeline:
         self.record = Record(conversations, query_log)
         self.route = RouteRequest(embed, settings) if documents is not None and summaries is not None else None
         if documents is not None and summaries is not None:
-            self.scope = ChooseScope(documents)
+            self.scope = ChooseScope(documents, settings.scope_every_threshold)
             self.read_documents = ReadDocuments(documents, settings)
             self.summarise = SummariseSections(llm, settings, summaries)
 
@@ -224,7 +224,7 @@ class AnswerPipeline:
         route = self.route.run(question, timings) if self.route is not None else None
         scope: Scope | None = None
         if route is not None and self.route.sure(route):
-            scope = self.scope.run(question, options.documents, options.recent_documents, lang)
+            scope = self.scope.run(question, options.documents, options.recent_documents, lang, route.p_every)
             # Several documents and none chosen: a request across them ("which document mentions the
             # notice period?") is a search, answered from passages; asked back only if none matches.
             if not scope.several:
@@ -237,7 +237,7 @@ class AnswerPipeline:
         timings["retrieve_ms"] = retrieval.timings_ms.get("search_ms", 0.0)
         if route is not None and self.route.unmatched(route, retrieval):
             # Never refused by the relevance gate: the documents themselves are the evidence.
-            scope = scope or self.scope.run(question, options.documents, options.recent_documents, lang)
+            scope = scope or self.scope.run(question, options.documents, options.recent_documents, lang, route.p_every)
             return self._about_documents(question, route, scope, options, started, timings, queue, lang)
         memory = self._memory.context_for(question) if self._memory is not None else MemoryFacts()
         evidence = self.select_evidence.run(question, search_query, retrieval, memory)

@@ -27,6 +27,7 @@ from core.linear_probe import probability
 from rag.evidence import Embed
 
 WEIGHTS_PATH = Path(__file__).with_name("router_weights.json")
+SCOPE_WEIGHTS_PATH = Path(__file__).with_name("scope_weights.json")
 
 RouteKind = Literal["document", "passage"]
 
@@ -62,7 +63,7 @@ class Route:
     kind: RouteKind
     p_document: float
     form: Form
-
+    p_every: float = 0.0  # P(the request needs every document read), for a document request
 
 def requested_form(text: str) -> Form:
     """'3 bullets', 'five key points', 'one sentence', '50 words', 'a bulleted list'."""
@@ -110,14 +111,29 @@ class RouterWeights:
 
 
 class Router:
-    """Document-level or passage, from the request's meaning; `threshold` on P(document)."""
+    """Document-level or passage, from the request's meaning; `threshold` on P(document). On the same
+    vector, a second regression (scripts/train_scope.py) says whether a document request needs every
+    document read ("summarise each of my files", "compare the two contracts") or is about one of them
+    or a search for the one that holds something ("which file mentions GDPR?")."""
 
-    def __init__(self, embed: Embed, threshold: float, weights: RouterWeights | None = None) -> None:
+    def __init__(
+        self,
+        embed: Embed,
+        threshold: float,
+        weights: RouterWeights | None = None,
+        scope_weights: RouterWeights | None = None,
+    ) -> None:
         self._embed = embed
         self._threshold = threshold
         self._weights = weights or RouterWeights.load()
+        self._scope = scope_weights or RouterWeights.load(SCOPE_WEIGHTS_PATH)
 
     def route(self, text: str) -> Route:
         vector = np.asarray(self._embed([text]), dtype=np.float32)
         p = float(self._weights.probability(vector)[0])
-        return Route(kind="document" if p >= self._threshold else "passage", p_document=p, form=requested_form(text))
+        return Route(
+            kind="document" if p >= self._threshold else "passage",
+            p_document=p,
+            form=requested_form(text),
+            p_every=float(self._scope.probability(vector)[0]),
+        )

@@ -1,6 +1,7 @@
 """Requests about a whole document on the real 0.5B model: answered from the document, with
 citations, in the form asked for; a long document is summarised section by section with the section
-summaries cached by version; several documents and no choice get a question back."""
+summaries cached by version; several documents and no choice get a question back, unless the request
+needs every document read."""
 
 from __future__ import annotations
 
@@ -88,3 +89,9 @@ def test_several_documents_and_no_choice_are_asked_back_then_the_chosen_one_is_a
     across = session.ask("Which of my documents talks about seafood exports?")
     assert across.document_request is None and not across.refused, across.answer
     assert across.given.evidence and across.given.evidence[0].hit.chunk.source == "report.pdf", across.given
+    # A request that needs every document read (the scope classifier) is given them all.
+    every = session.ask("Give me a one-line summary of each of my files.")
+    assert every.document_request is not None and not every.refused, every.answer
+    assert sorted(every.document_request.documents) == ["other.pdf", "report.pdf"]
+    assert {e.hit.chunk.source for e in every.given.evidence} == {"other.pdf", "report.pdf"}
+    assert every.citations, every.answer

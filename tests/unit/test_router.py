@@ -13,7 +13,7 @@ from core.schemas import Chunk, Hit, Retrieval, Scores
 from core.settings import get_settings
 from providers.embedder import Embedder
 from rag.document_stages import RouteRequest
-from rag.router import WEIGHTS_PATH, Form, Route, Router, RouterWeights, requested_form
+from rag.router import SCOPE_WEIGHTS_PATH, WEIGHTS_PATH, Form, Route, Router, RouterWeights, requested_form
 from scripts.train_router import DATASET, folds, load
 
 
@@ -47,6 +47,20 @@ def test_the_router_says_document_for_overviews_and_passage_for_one_fact(embedde
     fact = router.route("When was the company founded and who are the co-founders?")
     assert overview.kind == "document" and fact.kind == "passage"
     assert overview.p_document > fact.p_document
+
+
+def test_the_scope_weights_say_every_document_for_each_or_all_and_one_for_this_or_a_search(
+    embedder: Embedder,
+) -> None:
+    """Phrasings in neither training set: reading every document, against one document or a search."""
+    report = json.loads(SCOPE_WEIGHTS_PATH.read_text())["report"]
+    assert report["every_precision"] >= 0.8
+    router = Router(embedder.embed, get_settings().route_threshold)
+    threshold = get_settings().scope_every_threshold
+    for every in ("Give me a one-line summary of each of my files.", "Summarise all of my documents together."):
+        assert router.route(every).p_every >= threshold, every
+    for one in ("Which file mentions the fire drill?", "Summarize this document in 3 bullets."):
+        assert router.route(one).p_every < threshold, one
 
 
 @pytest.mark.parametrize(

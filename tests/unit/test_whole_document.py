@@ -92,7 +92,7 @@ class Registry:
 
 
 def test_scope_selected_then_named_then_the_only_one_then_the_last_upload_else_ask_back() -> None:
-    two = ChooseScope(Registry([record("onboarding_guide.pdf"), record("minutes.txt")]))
+    two = ChooseScope(Registry([record("onboarding_guide.pdf"), record("minutes.txt")]), 0.5)
     assert [d.source for d in two.run("Summarise it", ("minutes.txt",), (), "en").documents] == ["minutes.txt"]
     assert two.run("Summarise it", ("nothing.pdf",), (), "en").clarify is not None
     assert [d.source for d in two.run("What does the onboarding guide cover?", (), (), "en").documents] == [
@@ -101,13 +101,25 @@ def test_scope_selected_then_named_then_the_only_one_then_the_last_upload_else_a
     assert [d.source for d in two.run("What is this about?", (), ("minutes.txt",), "en").documents] == ["minutes.txt"]
     unclear = two.run("What is this about?", (), (), "en")
     assert unclear.documents == [] and unclear.clarify and "onboarding_guide.pdf" in unclear.clarify
-    one = ChooseScope(Registry([record("report.pdf")]))
+    one = ChooseScope(Registry([record("report.pdf")]), 0.5)
     assert [d.source for d in one.run("What is this about?", (), (), "en").documents] == ["report.pdf"]
-    assert ChooseScope(Registry([])).run("What is this about?", (), (), "en").clarify
+    assert ChooseScope(Registry([]), 0.5).run("What is this about?", (), (), "en").clarify
+
+
+def test_a_request_for_every_document_reads_them_all_unless_one_was_chosen_or_just_uploaded() -> None:
+    two = ChooseScope(Registry([record("onboarding_guide.pdf"), record("minutes.txt")]), 0.5)
+    every = "Give me one line about each of my files."
+    assert [d.source for d in two.run(every, (), (), "en", p_every=0.9).documents] == [
+        "onboarding_guide.pdf",
+        "minutes.txt",
+    ]
+    assert two.run(every, (), (), "en", p_every=0.2).several  # not sure: the pipeline searches across them
+    assert [d.source for d in two.run(every, ("minutes.txt",), (), "en", p_every=0.9).documents] == ["minutes.txt"]
+    assert [d.source for d in two.run(every, (), ("minutes.txt",), "en", p_every=0.9).documents] == ["minutes.txt"]
 
 
 def test_the_question_asked_back_is_in_the_askers_language() -> None:
-    two = ChooseScope(Registry([record("onboarding_guide.pdf"), record("minutes.txt")]))
+    two = ChooseScope(Registry([record("onboarding_guide.pdf"), record("minutes.txt")]), 0.5)
     detector = LanguageDetector()
     for lang in ("fr", "de", "es"):
         unclear = two.run("Résume-le", (), (), lang)
@@ -115,7 +127,7 @@ def test_the_question_asked_back_is_in_the_askers_language() -> None:
         assert detector(unclear.clarify) == lang
         missing = two.run("Résume-le", ("nothing.pdf",), (), lang).clarify or ""
         assert "nothing.pdf" in missing and detector(missing) == lang
-        assert detector(ChooseScope(Registry([])).run("Résume-le", (), (), lang).clarify or "") == lang
+        assert detector(ChooseScope(Registry([]), 0.5).run("Résume-le", (), (), lang).clarify or "") == lang
 
 
 def test_the_cache_keeps_summaries_by_version_and_drops_replaced_and_deleted_ones(tmp_path: Path) -> None:
