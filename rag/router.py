@@ -65,6 +65,7 @@ class Route:
     form: Form
     p_every: float = 0.0  # P(the request needs every document read), for a document request
 
+
 def requested_form(text: str) -> Form:
     """'3 bullets', 'five key points', 'one sentence', '50 words', 'a bulleted list'."""
     match = _FORM.search(text)
