@@ -163,10 +163,6 @@ class DocumentIndex:
         wait=False the file fails at once with that reason."""
         source = source_name(name)
 
-        def waiting(holder: WriterInfo | None) -> None:
-            what = holder.describe() if holder else "another process's write"
-            progress(IngestProgress(stage=f"waiting for {what}"))
-
         def reporting(update: IngestProgress) -> None:
             progress(update)
             if update.pages_total:
@@ -176,7 +172,7 @@ class DocumentIndex:
         if holder is not None and holder.source == source and holder.pid != os.getpid():
             self.registry.request_stop(doc_id_for(source))  # a newer upload: the one being written stops
         try:
-            with self.writing(f"the ingest of {source}", wait=wait, on_wait=waiting, source=source):
+            with self.writing(f"the ingest of {source}", wait=wait, on_wait=_waiting(progress), source=source):
                 result = self.indexer.ingest(name, data, reporting, password=password, redact=redact, cancel=cancel)
                 self.summaries.keep_only(self.registry.live_versions())  # a replaced version's summaries go
                 return result
@@ -205,12 +201,10 @@ class DocumentIndex:
         if not any(record.pending_chunks for record in self.registry.all()):
             return []
 
-        def waiting(holder: WriterInfo | None) -> None:
-            what = holder.describe() if holder else "another process's write"
-            progress(IngestProgress(stage=f"waiting for {what}"))
-
         try:
-            with self.writing("finishing the embedding of partly embedded documents", wait=wait, on_wait=waiting):
+            with self.writing(
+                "finishing the embedding of partly embedded documents", wait=wait, on_wait=_waiting(progress)
+            ):
                 return self.indexer.resume(progress, cancel)
         except WriterBusy:
             return []
@@ -229,3 +223,13 @@ class DocumentIndex:
         if not self._checked:
             self.indexer.require_current_index()
             self._checked = True
+
+
+def _waiting(progress: Progress) -> WaitListener:
+    """Tell `progress` whom a write waits for (stage "waiting for …") while another process holds the lock."""
+
+    def waiting(holder: WriterInfo | None) -> None:
+        what = holder.describe() if holder else "another process's write"
+        progress(IngestProgress(stage=f"waiting for {what}"))
+
+    return waiting

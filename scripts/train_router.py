@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from core.linear_probe import fit
+from core.linear_probe import fit, probability
 from core.settings import PROJECT_ROOT, get_settings
 from providers.embedder import Embedder
 from rag.router import WEIGHTS_PATH, RouterWeights
@@ -43,6 +43,18 @@ def folds(labels: np.ndarray, k: int, seed: int) -> np.ndarray:
         where = rng.permutation(np.flatnonzero(labels == value))
         fold[where] = np.arange(len(where)) % k
     return fold
+
+
+def cross_validated(vectors: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    """P(positive) for each example from a regression fitted on the other folds (stratified, FOLDS
+    folds, SEED): every example predicted by a model that never saw it."""
+    fold = folds(truth, FOLDS, SEED)
+    p = np.zeros(len(truth))
+    for k in range(FOLDS):
+        train = fold != k
+        w, b = fit(vectors[train], truth[train], L2)
+        p[~train] = probability(vectors[~train], w, b)
+    return p
 
 
 def scores(truth: np.ndarray, predicted: np.ndarray) -> dict[str, float]:
@@ -69,12 +81,7 @@ def main() -> None:
     embedder = Embedder(settings)
     vectors = np.asarray(embedder.embed([row["text"] for row in rows]), dtype=np.float32)
     truth = np.array([row["label"] == "document" for row in rows])
-    fold = folds(truth, FOLDS, SEED)
-    p = np.zeros(len(rows))
-    for k in range(FOLDS):
-        train = fold != k
-        w, b = fit(vectors[train], truth[train], L2)
-        p[~train] = RouterWeights(w, b, embedder.label).probability(vectors[~train])
+    p = cross_validated(vectors, truth)
     predicted = p >= threshold
     report: dict[str, object] = {
         "dataset": str(DATASET.relative_to(PROJECT_ROOT)),

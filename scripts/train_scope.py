@@ -25,7 +25,7 @@ from core.settings import PROJECT_ROOT, get_settings
 from providers.embedder import Embedder
 from rag.router import SCOPE_WEIGHTS_PATH, RouterWeights
 from scripts.train_router import DATASET as REQUESTS
-from scripts.train_router import FOLDS, L2, SEED, folds, load
+from scripts.train_router import FOLDS, L2, SEED, cross_validated, load
 
 SCOPE_SET = PROJECT_ROOT / "eval" / "datasets" / "routing" / "scope.jsonl"
 
@@ -56,12 +56,7 @@ def main() -> None:
     embedder = Embedder(settings)
     vectors = np.asarray(embedder.embed([text for text, _ in rows]), dtype=np.float32)
     truth = np.array([every for _, every in rows])
-    fold = folds(truth, FOLDS, SEED)
-    p = np.zeros(len(rows))
-    for k in range(FOLDS):
-        train = fold != k
-        w, b = fit(vectors[train], truth[train], L2)
-        p[~train] = RouterWeights(w, b, embedder.label).probability(vectors[~train])
+    p = cross_validated(vectors, truth)
     predicted = p >= threshold
     tp = int(np.sum(truth & predicted))
     report: dict[str, object] = {
