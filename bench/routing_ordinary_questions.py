@@ -2,8 +2,9 @@
 
 A SQuAD-style question set (`questions.jsonl` with `question` and `doc_file`) is routed against its
 documents indexed in a temporary RAGCHAT_HOME, with the rule of rag/document_stages.py RouteRequest:
-to the documents when P(document) reaches `route_sure_threshold`, or reaches `route_threshold` and no
-retrieved passage reaches `refusal_threshold`. Every such question is a false positive (they all ask
+to the documents when P(document) reaches `route_sure_threshold`, or reaches `route_whole_threshold`
+and the question's document fits the prompt whole, or reaches `route_threshold` and no retrieved
+passage reaches `refusal_threshold`. Every such question is a false positive (they all ask
 for one fact); the router alone (P ≥ route_threshold) is printed beside it.
 
     .venv/bin/python bench/routing_ordinary_questions.py ../shared/data/squad2-normans
@@ -28,7 +29,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         os.environ.update(RAGCHAT_HOME=str(Path(tmp) / "home"), RAGCHAT_RERANKER_DIR=str(Path(tmp) / "none"))
         from core.settings import get_settings
-        from rag.document_stages import RouteRequest
+        from rag.document_stages import ReadDocuments, RouteRequest
         from ragchat.application import open_session
 
         settings = get_settings(memory_enabled=False)
@@ -36,13 +37,16 @@ def main() -> None:
         rows = [json.loads(line) for line in (args.dataset / "questions.jsonl").read_text().splitlines() if line]
         session.ingest_paths(sorted({args.dataset / row["doc_file"] for row in rows}))
         stage = RouteRequest(session.app.embedder.embed, settings)
+        read = ReadDocuments(session.document_index.registry, settings)
+        records = {record.source: record for record in session.documents()}
         leaning = routed = 0
         for row in rows:
             route = stage.run(row["question"], {})
             if route.kind != "document":
                 continue
             leaning += 1
-            if stage.sure(route) or stage.unmatched(route, session.search(row["question"])):
+            fits = stage.leans(route) and read.whole(row["question"], [records[Path(row["doc_file"]).name]]) is not None
+            if stage.sure(route) or fits or stage.unmatched(route, session.search(row["question"])):
                 routed += 1
                 print(f"  to the documents (p={route.p_document:.2f}): {row['question']}")
         print(

@@ -358,6 +358,13 @@ class DocumentRequestSettings(BaseModel):
         "retrieved passage reaches the refusal threshold (the router's logistic regression; "
         "scripts/train_router.py reports its precision and recall)...",
     )
+    route_whole_threshold: float = Field(
+        default=0.7,
+        ge=0.0,
+        le=1.0,
+        description="...at or above which it is when the documents in scope fit the prompt whole (the answer "
+        "then reads everything a passage search could find; cross-validated precision 0.95)...",
+    )
     route_sure_threshold: float = Field(
         default=0.9,
         ge=0.0,
@@ -387,7 +394,13 @@ class DocumentRequestSettings(BaseModel):
         default=120, ge=32, description="Longest summary of one section, in tokens (the map step's answer)."
     )
     document_answer_tokens: int = Field(
-        default=320, ge=64, description="Longest answer about whole documents, in tokens."
+        default=400, ge=64, description="Longest answer about whole documents, in tokens."
+    )
+    document_list_items: int = Field(
+        default=8,
+        ge=1,
+        description="Most bullets in a list about whole documents that names no count (every date, every name; "
+        "a count the user gives wins).",
     )
 
 

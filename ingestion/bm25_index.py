@@ -36,7 +36,7 @@ import struct
 import threading
 import uuid
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -134,9 +134,12 @@ class BM25Index:
         with self._lock:
             return {str(cid) for s in self._segments for cid in s.chunk_ids[s.alive]}
 
-    def search(self, query: str, k: int, query_lang: str | None = None) -> list[tuple[str, float]]:
-        """The k best (chunk_id, score) pairs, best first; chunks sharing no term are not returned. The
-        query is tokenized for `query_lang` and for each language the index holds."""
+    def search(
+        self, query: str, k: int, query_lang: str | None = None, doc_ids: Collection[str] | None = None
+    ) -> list[tuple[str, float]]:
+        """The k best (chunk_id, score) pairs, best first; chunks sharing no term are not returned, nor,
+        when `doc_ids` is given, chunks of other documents. The query is tokenized for `query_lang` and
+        for each language the index holds (the statistics stay those of the whole index)."""
         with self._lock:
             segments = list(self._segments)
         stats = self._stats_of(segments)
@@ -162,6 +165,8 @@ class BM25Index:
         for segment, dead, segment_scores in zip(segments, stats.dead, scores, strict=True):
             if dead is not None:
                 segment_scores[dead] = 0
+            if doc_ids is not None:
+                segment_scores[~np.isin(segment.doc_ids, list(doc_ids))] = 0
             candidates = np.flatnonzero(segment_scores > 0)
             if candidates.size > k:
                 candidates = candidates[np.argpartition(-segment_scores[candidates], k - 1)[:k]]

@@ -9,7 +9,7 @@ deleted under us) raises `VectorStoreUnavailable` with one sentence to show, nev
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
 
@@ -125,12 +125,19 @@ class ChromaStore:
         with self._answering():
             return int(self._collection.count())
 
-    def query(self, embedding: list[float], k: int) -> list[tuple[Chunk, float]]:
-        """Nearest chunks with their cosine similarity (1 - cosine distance), best first. (An empty
-        collection answers with no rows; asking count() first cost a round trip per search.)"""
+    def query(
+        self, embedding: list[float], k: int, doc_ids: Collection[str] | None = None
+    ) -> list[tuple[Chunk, float]]:
+        """Nearest chunks with their cosine similarity (1 - cosine distance), best first; only those
+        of `doc_ids` when given. (An empty collection answers with no rows; asking count() first cost a
+        round trip per search.)"""
+        where: dict[str, Any] | None = {"doc_id": {"$in": sorted(doc_ids)}} if doc_ids is not None else None
         with self._answering():
             result = self._collection.query(
-                query_embeddings=[embedding], n_results=k, include=["documents", "metadatas", "distances"]
+                query_embeddings=[embedding],
+                n_results=k,
+                where=where,
+                include=["documents", "metadatas", "distances"],
             )
         rows = zip(
             result["ids"][0], result["documents"][0], result["metadatas"][0], result["distances"][0], strict=False

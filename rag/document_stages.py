@@ -67,18 +67,26 @@ def section_text(sentences: list[Hit]) -> tuple[str, str]:
 class RouteRequest:
     """Document-level or passage (rag/router.py), and the form the user asked for.
 
-    A request the router is sure of goes to the documents at once. One it only leans towards goes
-    there when no retrieved passage reaches the relevance gate, which would refuse it: a factual
-    question that merely sounds general ("What was one of the Normans' major exports?") has a
-    passage that answers it, and keeps the passage path."""
+    A request the router is sure of goes to the documents at once. One it leans towards goes there
+    when the documents in scope fit the prompt whole (the pipeline checks): reading all of them loses
+    nothing a passage search would have found, and a short document's passages all resemble a
+    request for "every date" enough to pass the gate. One it only tilts towards goes there when no
+    retrieved passage reaches the relevance gate, which would refuse it: a factual question that
+    merely sounds general ("What was one of the Normans' major exports?") has a passage that answers
+    it, and keeps the passage path."""
 
     def __init__(self, embed: Embed, settings: Settings) -> None:
         self._router = Router(embed, settings.route_threshold)
         self._sure = settings.route_sure_threshold
+        self._whole = settings.route_whole_threshold
         self._gate = settings.refusal_threshold
 
     def sure(self, route: Route) -> bool:
         return route.kind == "document" and route.p_document >= self._sure
+
+    def leans(self, route: Route) -> bool:
+        """Document-level if the documents in scope fit the prompt whole."""
+        return route.kind == "document" and route.p_document >= self._whole
 
     def unmatched(self, route: Route, retrieval: Retrieval) -> bool:
         """A likely document-level request that no passage matches well enough to be given."""
@@ -178,6 +186,17 @@ class ReadDocuments:
             settings.prompt_overhead_tokens,
         )
         return Read(hits, budget, evidence_tokens(hits, settings.source_header_tokens) <= budget)
+
+    def whole(self, question: str, documents: list[DocumentRecord]) -> Read | None:
+        """The documents' passages when they fit the prompt whole, else None; documents whose chunks
+        alone exceed the budget are not read (a 2,000-page manual is not split into sentences to learn
+        that it does not fit)."""
+        settings = self._settings
+        # chunk_size is a target, and the last chunk of each section is shorter: a margin of 2.
+        if not documents or sum(d.chunks for d in documents) * settings.chunk_size > 2 * settings.document_tokens:
+            return None
+        read = self.run(question, documents)
+        return read if read.fits else None
 
 
 class SummariseSections:

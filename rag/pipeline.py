@@ -45,6 +45,7 @@ from rag.conversations import ConversationStore
 from rag.document_stages import (
     ChooseScope,
     Progress,
+    Read,
     ReadDocuments,
     RouteRequest,
     Scope,
@@ -229,11 +230,21 @@ class AnswerPipeline:
             # notice period?") is a search, answered from passages; asked back only if none matches.
             if not scope.several:
                 return self._about_documents(question, route, scope, options, started, timings, queue, lang)
+        elif route is not None and self.route.leans(route):
+            scope = self.scope.run(question, options.documents, options.recent_documents, lang, route.p_every)
+            whole = None if scope.clarify is not None else self.read_documents.whole(question, scope.documents)
+            if whole is not None:
+                return self._about_documents(question, route, scope, options, started, timings, queue, lang, whole)
 
+        selected = self._selected(options.documents)
+        if route is not None and selected is not None and not selected:  # none of the chosen names exists
+            scope = self.scope.run(question, options.documents, options.recent_documents, lang, route.p_every)
+            return self._about_documents(question, route, scope, options, started, timings, queue, lang)
         search_query = self.rewrite.run(question, options.session_id, queue, timings)
         weight = settings.bm25_weight if options.bm25_weight is None else options.bm25_weight
         query_lang = lang if search_query == question else self.detect_language(search_query)
-        retrieval = self.retrieve.run(search_query, options.top_k or settings.top_k, weight, options.rerank, query_lang)
+        top_k = options.top_k or settings.top_k
+        retrieval = self.retrieve.run(search_query, top_k, weight, options.rerank, query_lang, selected)
         timings["retrieve_ms"] = retrieval.timings_ms.get("search_ms", 0.0)
         if route is not None and self.route.unmatched(route, retrieval):
             # Never refused by the relevance gate: the documents themselves are the evidence.
@@ -341,6 +352,13 @@ class AnswerPipeline:
         if not decision:  # the reply ended on its phrase line ("Phrase: NONE")
             decision.append(self.abstain.run(reply, question, given, retrieval, label, strictness))
 
+    def _selected(self, names: tuple[str, ...]) -> frozenset[str] | None:
+        """The ids of the documents the user chose (the app's picker, `ragchat ask --doc`), which a
+        question's search is kept to; None when none was chosen (search everything)."""
+        if not names or self._documents is None:
+            return None
+        return frozenset(d.doc_id for d in self._documents.all() if d.source in names)
+
     def _about_documents(
         self,
         question: str,
@@ -351,10 +369,11 @@ class AnswerPipeline:
         timings: Timings,
         queue: QueueWait,
         lang: str,
+        read: Read | None = None,
     ) -> AnswerStream:
         """The documents in scope whole (or their section summaries) as numbered evidence, or the
         question back when the scope is unclear; the answer streams in the form asked for, every
-        sentence or bullet citing an excerpt."""
+        sentence or bullet citing an excerpt. `read`: the documents' passages, when already read."""
         settings = self._settings
         info = DocumentRequest(
             p_document=round(route.p_document, 3), documents=[d.source for d in scope.documents], method="clarify"
@@ -404,7 +423,7 @@ class AnswerPipeline:
 
         if scope.clarify is not None:
             return AnswerStream(question, iter([scope.clarify]), finish)
-        read = self.read_documents.run(question, scope.documents)
+        read = read or self.read_documents.run(question, scope.documents)
         info.method = "whole" if read.fits else "sections"
 
         def stream() -> Iterator[str]:
@@ -419,9 +438,10 @@ class AnswerPipeline:
             if not hits:  # no text in the documents (a scan without OCR)
                 return
             form = route.form
-            messages = document_messages(question, hits, form, settings.answer_max_sentences, lang)
+            most = settings.document_list_items if form.bullets == 0 else settings.answer_max_sentences
+            messages = document_messages(question, hits, form, most, lang)
             ids = list(range(1, len(hits) + 1))
-            grammar = document_grammar(ids, form, settings.answer_max_sentences) if self._llm().constrains else None
+            grammar = document_grammar(ids, form, most) if self._llm().constrains else None
             sampling = Sampling(
                 max_tokens=settings.document_answer_tokens, temperature=settings.llm_temperature, grammar=grammar
             )

@@ -47,19 +47,30 @@ class HybridRetriever:
         self._rrf_k = rrf_k
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="bm25-search")
 
-    def _timed_bm25(self, query: str, query_lang: str | None) -> tuple[dict[str, float], float]:
+    def _timed_bm25(
+        self, query: str, query_lang: str | None, doc_ids: frozenset[str] | None
+    ) -> tuple[dict[str, float], float]:
         started = time.perf_counter()
-        return dict(self._bm25.search(query, self._candidates, query_lang)), _ms(started)
+        return dict(self._bm25.search(query, self._candidates, query_lang, doc_ids)), _ms(started)
 
     def search(
-        self, query: str, k: int, bm25_weight: float, rerank: bool = True, query_lang: str | None = None
+        self,
+        query: str,
+        k: int,
+        bm25_weight: float,
+        rerank: bool = True,
+        query_lang: str | None = None,
+        doc_ids: frozenset[str] | None = None,
     ) -> Retrieval:
-        """`query_lang`: the query's language, which BM25 tokenizes it for (besides the indexed ones)."""
+        """`query_lang`: the query's language, which BM25 tokenizes it for (besides the indexed ones);
+        `doc_ids`: search only these documents (the ones the user selected), when given."""
         started = time.perf_counter()
         timings: dict[str, float] = {}
         reranker = self._reranker if rerank else None
         label = self._reranker_label if rerank else "none (turned off for this search)"
         live = self._registry.live_versions()
+        if doc_ids is not None:
+            live = {doc_id: version for doc_id, version in live.items() if doc_id in doc_ids}
         empty = Retrieval(
             query=query, hits=[], candidates=[], bm25_weight=bm25_weight, fusion=self._fusion, reranker=label
         )
@@ -68,14 +79,14 @@ class HybridRetriever:
 
         # BM25 runs in a worker while the query is embedded and Chroma searched (ONNX Runtime, Chroma's
         # Rust core and most of numpy release the GIL).
-        keyword = self._pool.submit(self._timed_bm25, query, query_lang) if bm25_weight > 0.0 else None
+        keyword = self._pool.submit(self._timed_bm25, query, query_lang, doc_ids) if bm25_weight > 0.0 else None
         query_vector = np.asarray(self._embedder.embed_query(query), dtype=np.float32)
         timings["embed_ms"] = _ms(started)
         mark = time.perf_counter()
         chunks: dict[str, Chunk] = {}
         dense: dict[str, float] = {}
         if bm25_weight < 1.0:
-            for chunk, similarity in self._store.query(query_vector.tolist(), self._candidates):
+            for chunk, similarity in self._store.query(query_vector.tolist(), self._candidates, doc_ids):
                 if live.get(chunk.doc_id) == chunk.content_hash:
                     chunks[chunk.chunk_id] = chunk
                     dense[chunk.chunk_id] = similarity

@@ -31,7 +31,11 @@ SCOPE_WEIGHTS_PATH = Path(__file__).with_name("scope_weights.json")
 
 RouteKind = Literal["document", "passage"]
 
+# Counts and units as a request writes them, in the languages the app answers in (a number the user
+# wrote, read, not judged): "3 bullets", "five most important points", "trois points", "4 puces",
+# "fünf Stichpunkte", "tres viñetas".
 _NUMBER_WORDS = {
+    "a single": 1,
     "one": 1,
     "two": 2,
     "three": 3,
@@ -42,11 +46,71 @@ _NUMBER_WORDS = {
     "eight": 8,
     "nine": 9,
     "ten": 10,
-    "a single": 1,
+    "une seule": 1,
+    "une": 1,
+    "deux": 2,
+    "trois": 3,
+    "quatre": 4,
+    "cinq": 5,
+    "sept": 7,
+    "huit": 8,
+    "neuf": 9,
+    "dix": 10,
+    "einen": 1,
+    "einem": 1,
+    "zwei": 2,
+    "drei": 3,
+    "vier": 4,
+    "fünf": 5,
+    "sechs": 6,
+    "sieben": 7,
+    "acht": 8,
+    "zehn": 10,
+    "una": 1,
+    "dos": 2,
+    "tres": 3,
+    "cuatro": 4,
+    "cinco": 5,
+    "seis": 6,
+    "siete": 7,
+    "ocho": 8,
+    "diez": 10,
+}
+_UNITS = {
+    "bullet": "bullet",
+    "point": "bullet",
+    "line": "bullet",
+    "puce": "bullet",
+    "ligne": "bullet",
+    "stichpunkt": "bullet",
+    "punkt": "bullet",
+    "zeile": "bullet",
+    "viñeta": "bullet",
+    "punto": "bullet",
+    "línea": "bullet",
+    "word": "word",
+    "mot": "word",
+    "wort": "word",
+    "wörter": "word",
+    "palabra": "word",
+    "sentence": "sentence",
+    "phrase": "sentence",
+    "satz": "sentence",
+    "sätze": "sentence",
+    "frase": "sentence",
+    "oración": "sentence",
+    "oracione": "sentence",
+    "paragraph": "paragraph",
+    "paragraphe": "paragraph",
+    "absatz": "paragraph",
+    "párrafo": "paragraph",
 }
 _COUNT = r"(\d{1,3}|" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + r")"
-_FORM = re.compile(_COUNT + r"[\s-]+(?:short\s+|key\s+|main\s+)?(bullet|point|sentence|word|line|paragraph)s?\b", re.I)
-_BULLETS = re.compile(r"\b(bullet(?:s|ed)?|bullet points|list)\b", re.I)
+# Up to two words between the count and the unit ("five most important points"), never "of" ("3 of the points").
+_BETWEEN = r"(?:(?!of\b|de\b|der\b)[^\W\d_]+\s+){0,2}"
+_UNIT = "(" + "|".join(sorted(_UNITS, key=len, reverse=True)) + ")"
+_FORM = re.compile(r"\b" + _COUNT + r"[\s-]+" + _BETWEEN + _UNIT + r"(?:s|es|en|n|e)?\b", re.I)
+_BULLETS = re.compile(r"\b(bullet(?:s|ed)?|bullet points|list|liste|lista|puces|stichpunkte|viñetas)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -72,8 +136,8 @@ def requested_form(text: str) -> Form:
     if match:
         count = match.group(1).lower()
         n = int(count) if count.isdigit() else _NUMBER_WORDS[count]
-        unit = match.group(2).lower()
-        if unit in ("bullet", "point", "line"):
+        unit = _UNITS[match.group(2).lower()]
+        if unit == "bullet":
             return Form(bullets=n)
         if unit == "word":
             return Form(words=n)

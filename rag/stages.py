@@ -111,8 +111,16 @@ class Retrieve:
     def __init__(self, retriever: HybridRetriever) -> None:
         self._retriever = retriever
 
-    def run(self, query: str, top_k: int, bm25_weight: float, rerank: bool, lang: str | None = None) -> Retrieval:
-        retrieval = self._retriever.search(query, top_k, bm25_weight, rerank, lang)
+    def run(
+        self,
+        query: str,
+        top_k: int,
+        bm25_weight: float,
+        rerank: bool,
+        lang: str | None = None,
+        doc_ids: frozenset[str] | None = None,
+    ) -> Retrieval:
+        retrieval = self._retriever.search(query, top_k, bm25_weight, rerank, lang, doc_ids)
         hits = [hit for hit in retrieval.candidates if not is_navigation(hit.chunk.text)][:top_k]
         return retrieval.model_copy(update={"hits": hits})
 

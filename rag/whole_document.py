@@ -119,11 +119,22 @@ DEFAULT_SENTENCES = 4
 WORDS_PER_SENTENCE = 20
 
 
+# A list's bullets written out as sentences: asked for "the numbers" of a document, the 1.5B otherwise
+# listed the excerpts' own labels ("- 1 [1]", "- 2 [2]"). Described, not shown: an example sentence was
+# copied into answers about documents that had no such fact. Only for a list of no given count: with
+# a count the bullets were already sentences, and the 0.5B copied this line into a one-line summary.
+BULLET_SHAPE = (
+    "Each bullet is one full sentence that says what the fact is about and states it as the excerpt does (what a "
+    "number counts or measures, what a date is for, who a person is), then the number of its excerpt in square "
+    "brackets."
+)
+
+
 def form_instruction(form: Form, max_sentences: int) -> str:
     if form.bullets:
         return f"Answer in exactly {form.bullets} bullet points, one sentence each, each starting with '- '."
     if form.bullets == 0:
-        return f"Answer in at most {max_sentences} bullet points, one sentence each, each starting with '- '."
+        return f"Answer in at most {max_sentences} bullet points, each starting with '- '. {BULLET_SHAPE}"
     if form.words:
         return f"Answer in at most {form.words} words."
     if form.sentences:
@@ -161,6 +172,9 @@ def document_grammar(ids: list[int], form: Form, max_sentences: int) -> str:
     sentences, each ending in one or two markers naming given excerpts (3.5 and U.S. inside a
     sentence do not end it). `tidy_markers` puts a marker written after the full stop before it."""
     cite = " | ".join(f'"{n}"' for n in ids)
+    start = SENTENCE_START
+    if form.bullets is not None:  # a bullet's sentence never opens with another bullet mark ("- - 14 March")
+        start = SENTENCE_START[:-1] + "*-]"  # "-" last in the class: a literal, not a range
     if form.bullets:
         root = f'root ::= "- " sentence ("\\n- " sentence){{{form.bullets - 1}}}'
     elif form.bullets == 0:
@@ -170,7 +184,7 @@ def document_grammar(ids: list[int], form: Form, max_sentences: int) -> str:
     return "\n".join(
         [
             root,
-            f'sentence ::= {SENTENCE_START} char* [.!?]? " "? cite (" "? cite)? [.!?]?',
+            f'sentence ::= {start} char* [.!?]? " "? cite (" "? cite)? [.!?]?',
             CHAR_RULE,
             f'cite ::= "[" ({cite}) "]"',
         ]

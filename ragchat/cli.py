@@ -699,8 +699,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--doc",
         action="append",
         metavar="NAME",
-        help="a request about whole documents is about this one (repeat for several; default: the one named "
-        "in the question, or the only one)",
+        help="answer from this document only (repeat for several); without it, a request about whole documents "
+        "is about the one named in the question, or the only one, and a question searches them all",
     )
     _add_retrieval_flags(p)
     _add_strictness_flag(p)

@@ -73,8 +73,9 @@ def render_documents(service: Session, documents: list[DocumentRecord]) -> None:
         "Ask about",
         [doc.source for doc in documents],
         key="scope_documents",
-        placeholder="the document named, or the last uploaded",
-        help="Requests about whole documents (an overview, a summary, key points) are answered from these.",
+        placeholder="all documents",
+        help="Questions are answered from these documents only. Requests about whole documents (an overview, a "
+        "summary, key points) with none chosen are about the document named, or the one uploaded last.",
     )
 
 

@@ -132,3 +132,21 @@ def test_a_first_search_whose_embedder_cannot_load_fails_with_its_reason(service
     with pytest.raises(Exception, match="no-such-model"):
         broken.search("coolant filter", k=3)
     assert service.search("coolant filter", k=3).hits, "the working session is untouched"
+
+
+def test_a_search_kept_to_chosen_documents_finds_nothing_of_the_others(service: Session) -> None:
+    parts = next(d for d in service.documents() if d.source == "parts.md")
+    retriever = service.document_index.retriever
+    for weight in (0.0, 0.5, 1.0):  # the dense half, both, the keyword half
+        everywhere = retriever.search("X-7734 seal compressor report", 10, weight)
+        assert {h.chunk.source for h in everywhere.candidates} == {"parts.md", "report.pdf"}, weight
+        kept = retriever.search("X-7734 seal compressor report", 10, weight, doc_ids=frozenset({parts.doc_id}))
+        assert kept.candidates and {h.chunk.source for h in kept.candidates} == {"parts.md"}, weight
+
+
+def test_a_question_with_a_document_chosen_is_answered_from_it_alone(service: Session) -> None:
+    answer = service.ask("Which pump seal fits the 2019 compressor?", AskOptions(documents=("report.pdf",)))
+    assert answer.candidates and {h.chunk.source for h in answer.candidates} == {"report.pdf"}
+    assert "X-7734" not in answer.answer
+    unknown = service.ask("Which pump seal fits the 2019 compressor?", AskOptions(documents=("nope.pdf",)))
+    assert "nope.pdf" in unknown.answer and not unknown.citations

@@ -100,7 +100,15 @@ class _RecordingRetriever:
     def __init__(self) -> None:
         self.asked: list[int] = []
 
-    def search(self, query: str, k: int, bm25_weight: float, rerank: bool, query_lang: str | None = None) -> Retrieval:
+    def search(
+        self,
+        query: str,
+        k: int,
+        bm25_weight: float,
+        rerank: bool,
+        query_lang: str | None = None,
+        doc_ids: frozenset[str] | None = None,
+    ) -> Retrieval:
         self.asked.append(k)
         return Retrieval(query=query, hits=[], candidates=[], bm25_weight=bm25_weight, fusion="convex", reranker="none")
 

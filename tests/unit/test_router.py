@@ -14,7 +14,7 @@ from core.settings import get_settings
 from providers.embedder import Embedder
 from rag.document_stages import RouteRequest
 from rag.router import SCOPE_WEIGHTS_PATH, WEIGHTS_PATH, Form, Route, Router, RouterWeights, requested_form
-from scripts.train_router import DATASET, folds, load
+from scripts.train_router import DATASET, DATASETS, folds, load
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +26,7 @@ def test_the_committed_weights_match_the_embedder_and_report_cross_validated_fig
     weights = RouterWeights.load()
     assert weights.weights.shape == (384,) and weights.embedder == embedder.label
     report = json.loads(WEIGHTS_PATH.read_text())["report"]
-    assert report["requests"] == len(load(DATASET))
+    assert report["requests"] == sum(len(load(path)) for path in DATASETS)
     assert report["document_precision"] >= 0.8 and report["document_recall"] >= 0.8
 
 
@@ -72,6 +72,13 @@ def test_the_scope_weights_say_every_document_for_each_or_all_and_one_for_this_o
         ("A 50-word summary please", Form(words=50)),
         ("List the main findings as bullet points", Form(bullets=0)),
         ("What is this document about?", Form()),
+        ("give me the five most important points of this lease", Form(bullets=5)),
+        ("What is in 3 of the points?", Form()),
+        ("Résume le rapport en trois points.", Form(bullets=3)),
+        ("les chiffres clés en 4 puces", Form(bullets=4)),
+        ("Fasse es in fünf Stichpunkten zusammen", Form(bullets=5)),
+        ("Resúmelo en dos frases", Form(sentences=2)),
+        ("Liste toutes les dates", Form(bullets=0)),
     ],
 )
 def test_the_requested_form_is_read_from_the_text(text: str, form: Form) -> None:
