@@ -61,11 +61,13 @@ def main() -> None:
             answer = session.ask(request["text"], AskOptions(documents=(request["doc"],)))
             row = score(request, answer.answer, answer.refused, answer.document_request is not None)
             row["seconds"] = round(time.perf_counter() - started, 1)
+            row["supported"] = [s.supported for s in answer.support]
             row["model"] = answer.models.llm
             rows.append(row)
             print(
                 f"{row['id']} {row['kind']:<24} usable {int(row['usable'])} recall {row['recall']:.2f} "
-                f"cited {int(row['all_cited'])} form {row['form_ok']} {row['seconds']:5.1f}s | "
+                f"cited {int(row['all_cited'])} form {row['form_ok']} supported {sum(row['supported'])}/"
+                f"{len(row['supported'])} {row['seconds']:5.1f}s | "
                 + answer.answer.replace("\n", " ⏎ ")[:160],
                 flush=True,
             )

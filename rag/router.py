@@ -3,8 +3,8 @@ every number, a whole section, a comparison, which document mentions …) or one
 
 A question about a document as a whole resembles no chunk of it, so the relevance gate would refuse
 it before the model is asked. The decision is a logistic regression on the request's MiniLM vector
-(the embedder that indexes the chunks), trained on the frozen labelled set
-eval/datasets/routing/requests.jsonl by scripts/train_router.py, which writes `router_weights.json`
+(the embedder that indexes the chunks), trained on the frozen labelled sets
+eval/datasets/routing/requests*.jsonl by scripts/train_router.py, which writes `router_weights.json`
 beside this module and reports precision and recall under cross-validation. No phrase list: the hard
 negatives of that set ("who wrote the executive summary?", "which key do I press to quit?") mention
 the same words as document requests and are told apart by what the answer has to cover.
