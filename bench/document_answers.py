@@ -67,8 +67,7 @@ def main() -> None:
             print(
                 f"{row['id']} {row['kind']:<24} usable {int(row['usable'])} recall {row['recall']:.2f} "
                 f"cited {int(row['all_cited'])} form {row['form_ok']} supported {sum(row['supported'])}/"
-                f"{len(row['supported'])} {row['seconds']:5.1f}s | "
-                + answer.answer.replace("\n", " ⏎ ")[:160],
+                f"{len(row['supported'])} {row['seconds']:5.1f}s | " + answer.answer.replace("\n", " ⏎ ")[:160],
                 flush=True,
             )
     table = summary(rows)

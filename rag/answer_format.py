@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from core.text import tokenize
@@ -44,9 +44,29 @@ _LOWER_FIRST = frozenset("who whom whose what when where which why how whether i
 # gets its own. 3.5 and U.S. are not sentence ends.
 SENTENCE_START = "[^a-z \\n\\[\\].!?]"
 CHAR_RULE = "char ::= [^\\[\\]\\n.!?] | [.!?] [^ \\n\\[\\]A-Z]"
+# CJK punctuation, kana, ideographs, hangul and full-width forms (literal code points: llama.cpp reads
+# the grammar as UTF-8). The Qwen models slip Chinese words into English and French answers ("… for the
+# next day.此外, the models …"); an answer is kept out of these scripts unless its question or its
+# evidence is in Chinese, Japanese or Korean.
+CJK_CHARS = "\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef"
+CJK_LANGUAGES = frozenset({"zh", "ja", "ko"})
 
 
-def answer_grammar(ids: list[int], max_sentences: int = 4, phrase_chars: int = 120) -> str:
+def without_cjk(question_lang: str, evidence_langs: Iterable[str]) -> bool:
+    """Whether an answer's grammar may leave CJK characters out: neither question nor evidence uses them."""
+    return question_lang not in CJK_LANGUAGES and not CJK_LANGUAGES.intersection(evidence_langs)
+
+
+def sentence_rules(no_cjk: bool) -> tuple[str, str]:
+    """The sentence start class and the char rule, without CJK characters when `no_cjk`."""
+    if not no_cjk:
+        return SENTENCE_START, CHAR_RULE
+    start = SENTENCE_START[:-1] + CJK_CHARS + "]"
+    char = f"char ::= [^\\[\\]\\n.!?{CJK_CHARS}] | [.!?] [^ \\n\\[\\]A-Z{CJK_CHARS}]"
+    return start, char
+
+
+def answer_grammar(ids: list[int], max_sentences: int = 4, phrase_chars: int = 120, no_cjk: bool = False) -> str:
     """GBNF for the reply: a phrase line, sentences each ending in markers from `ids`, and the Missing
     line. The phrase may not be NONE: the model always commits to its best phrase, and how likely it
     was to write NONE instead (its raw log-probabilities, which the grammar does not change) goes
@@ -57,6 +77,7 @@ def answer_grammar(ids: list[int], max_sentences: int = 4, phrase_chars: int = 1
     word for word trapped the 1.5B whenever its sentence worded the phrase otherwise ("Denmark,
     Norway, and …" for the phrase "Denmark, Norway, …"), and it wrote on until its token limit."""
     cite = " | ".join(f'"{n}"' for n in ids)
+    start, char = sentence_rules(no_cjk)
     more = max(max_sentences - 1, 0)
     tail = phrase_chars - 4
     return "\n".join(
@@ -69,8 +90,8 @@ def answer_grammar(ids: list[int], max_sentences: int = 4, phrase_chars: int = 1
             f"tail ::= [^\\n\\[\\]]{{0,{tail}}}",
             f"line ::= [^\\n\\[\\]]{{1,{phrase_chars}}}",
             f'answer ::= sentence (" " sentence){{0,{more}}}',
-            f'sentence ::= {SENTENCE_START} char* [.!?]? (" "? cite)+ [.!?]?',
-            CHAR_RULE,
+            f'sentence ::= {start} char* [.!?]? (" "? cite)+ [.!?]?',
+            char,
             f'cite ::= "[" ({cite}) "]"',
         ]
     )

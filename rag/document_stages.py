@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from core.schemas import DocumentRecord, Hit, Retrieval
 from core.settings import Settings
 from providers.llm.base import LLM, QueueListener, Sampling
+from rag.answer_format import without_cjk
 from rag.citations import markers_in, split_sentences, strip_markers
 from rag.context_budget import source_budget
 from rag.evidence import Embed
@@ -259,10 +260,13 @@ class SummariseSections:
         if sentences is None:
             started = time.perf_counter()
             ids = list(range(1, len(group) + 1))
+            langs = [hit.chunk.lang for hit in group]
             sampling = Sampling(
                 max_tokens=settings.section_summary_tokens,
                 temperature=settings.llm_temperature,
-                grammar=document_grammar(ids, Form(sentences=SECTION_SENTENCES), SECTION_SENTENCES)
+                grammar=document_grammar(
+                    ids, Form(sentences=SECTION_SENTENCES), SECTION_SENTENCES, without_cjk(first.lang, langs)
+                )
                 if llm.constrains
                 else None,
             )

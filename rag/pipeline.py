@@ -37,7 +37,7 @@ from core.schemas import (
 from core.settings import REFUSAL_TEXT, Settings
 from providers.llm.base import LLM, ChatMessage, LLMError, QueueListener, Sampling
 from providers.llm.generation_queue import QueueWait
-from rag.answer_format import Reply, read_reply, says_not_covered
+from rag.answer_format import Reply, read_reply, says_not_covered, without_cjk
 from rag.answerability import Abstention, Strictness
 from rag.citations import CitationRules, is_refusal
 from rag.context_budget import fit_hits
@@ -312,7 +312,7 @@ class AnswerPipeline:
             return AnswerStream(question, stream, finish, messages, refusal=refusal)
         strictness = options.strictness or settings.strictness
         grounded = self._grounded(
-            messages, question, given, retrieval, strictness, reply, decision, started, timings, queue
+            messages, question, given, retrieval, strictness, reply, decision, started, timings, queue, lang
         )
         return AnswerStream(question, grounded, finish, messages, refusal=refusal)
 
@@ -328,11 +328,13 @@ class AnswerPipeline:
         started: float,
         timings: Timings,
         queue: QueueListener,
+        lang: str,
     ) -> Iterator[str]:
         """The answer's visible text, once the hidden phrase line said the evidence states it. When the
         abstention score reaches the strictness threshold, generation stops and nothing is shown: the
         stream's end gives the refusal."""
-        tokens = self.generate.run_tokens(messages, self.generate.grounded(given), started, timings, queue)
+        sampling = self.generate.grounded(given, lang)
+        tokens = self.generate.run_tokens(messages, sampling, started, timings, queue)
         label = self.generate.label()
         try:
             for token in read_reply(tokens, reply):
@@ -441,7 +443,8 @@ class AnswerPipeline:
             most = settings.document_list_items if form.bullets == 0 else settings.answer_max_sentences
             messages = document_messages(question, hits, form, most, lang)
             ids = list(range(1, len(hits) + 1))
-            grammar = document_grammar(ids, form, most) if self._llm().constrains else None
+            no_cjk = without_cjk(lang, (hit.chunk.lang for hit in hits))
+            grammar = document_grammar(ids, form, most, no_cjk) if self._llm().constrains else None
             sampling = Sampling(
                 max_tokens=settings.document_answer_tokens, temperature=settings.llm_temperature, grammar=grammar
             )

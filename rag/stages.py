@@ -28,7 +28,7 @@ from core.schemas import (
 )
 from core.settings import Settings
 from providers.llm.base import LLM, ChatMessage, QueueListener, Sampling, Token
-from rag.answer_format import Reply, answer_grammar
+from rag.answer_format import Reply, answer_grammar, without_cjk
 from rag.answer_json import answer_schema, reply_text
 from rag.answerability import Abstention, Strictness, decide
 from rag.citations import CitationRules, resolve_citations, uncite_unsupported
@@ -204,16 +204,17 @@ class Generate:
         for token in self.run_tokens(messages, sampling, started, timings, queue):
             yield token.text
 
-    def grounded(self, given: Given) -> Sampling:
+    def grounded(self, given: Given, lang: str = "en") -> Sampling:
         """An answer from evidence: the reply's form enforced by a grammar naming the given ids (or,
         for a server that takes a JSON schema instead, the same form as JSON), and the top
-        log-probabilities of its tokens for the abstention score."""
+        log-probabilities of its tokens for the abstention score. `lang`: the question's language."""
         ids = [e.id for e in given.evidence]
         llm = self._llm()
+        no_cjk = without_cjk(lang, (e.hit.chunk.lang for e in given.evidence))
         return Sampling(
             max_tokens=self._max_tokens,
             temperature=self._temperature,
-            grammar=answer_grammar(ids, self._max_sentences) if llm.constrains else None,
+            grammar=answer_grammar(ids, self._max_sentences, no_cjk=no_cjk) if llm.constrains else None,
             json_schema=answer_schema(ids, self._max_sentences) if llm.structured and not llm.constrains else None,
             top_logprobs=10,
         )

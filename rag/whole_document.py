@@ -25,7 +25,7 @@ from core.schemas import Chunk, DocumentRecord, Hit, Page, Scores
 from core.sqlite_db import SQLiteTables
 from core.text import estimate_tokens
 from providers.llm.base import ChatMessage
-from rag.answer_format import CHAR_RULE, SENTENCE_START
+from rag.answer_format import sentence_rules
 from rag.evidence import sentence_spans
 from rag.prompting import format_source
 from rag.router import Form
@@ -167,14 +167,14 @@ def section_messages(hits: list[Hit]) -> list[ChatMessage]:
     return [ChatMessage(role="system", content=SECTION_SYSTEM_PROMPT), ChatMessage(role="user", content=user)]
 
 
-def document_grammar(ids: list[int], form: Form, max_sentences: int) -> str:
+def document_grammar(ids: list[int], form: Form, max_sentences: int, no_cjk: bool = False) -> str:
     """GBNF for an answer about documents: bullets ("- " lines; exactly n when n was asked) or
     sentences, each ending in one or two markers naming given excerpts (3.5 and U.S. inside a
     sentence do not end it). `tidy_markers` puts a marker written after the full stop before it."""
     cite = " | ".join(f'"{n}"' for n in ids)
-    start = SENTENCE_START
+    start, char = sentence_rules(no_cjk)
     if form.bullets is not None:  # a bullet's sentence never opens with another bullet mark ("- - 14 March")
-        start = SENTENCE_START[:-1] + "*-]"  # "-" last in the class: a literal, not a range
+        start = start[:-1] + "*-]"  # "-" last in the class: a literal, not a range
     if form.bullets:
         root = f'root ::= "- " sentence ("\\n- " sentence){{{form.bullets - 1}}}'
     elif form.bullets == 0:
@@ -185,7 +185,7 @@ def document_grammar(ids: list[int], form: Form, max_sentences: int) -> str:
         [
             root,
             f'sentence ::= {start} char* [.!?]? " "? cite (" "? cite)? [.!?]?',
-            CHAR_RULE,
+            char,
             f'cite ::= "[" ({cite}) "]"',
         ]
     )

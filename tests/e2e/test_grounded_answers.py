@@ -11,8 +11,10 @@ import pytest
 from core.settings import REFUSAL_TEXT, get_settings
 from providers.llm.base import ChatMessage, Sampling
 from rag import answerability
-from rag.answer_format import answer_grammar
+from rag.answer_format import CJK_CHARS, answer_grammar
 from rag.prompting import SYSTEM_PROMPT
+from rag.router import Form
+from rag.whole_document import document_grammar
 from ragchat.application import open_session
 from tests.fixtures import write_report_pdf
 
@@ -48,6 +50,25 @@ def test_the_grammar_forces_the_form_and_markers_from_the_given_ids(home: Path, 
         for sentence in re.split(r"(?<=\])\.? (?=[A-Z])", answer):
             assert re.search(r"\[\d\]\.?$", sentence), sentence
             assert not sentence[0].islower(), answer  # no run-on after a marker
+
+
+def test_an_answer_grammar_without_cjk_keeps_chinese_out(home: Path) -> None:
+    """The Qwen models slip Chinese words into English and French answers; the grammars keep CJK
+    characters out when neither the question nor the evidence is in Chinese, Japanese or Korean."""
+    llm = open_session(get_settings()).app.llm()
+    messages = [
+        ChatMessage(role="system", content="You translate English into Chinese. End with [1]."),
+        ChatMessage(role="user", content="The harbour opened in 1871. Its first master was Ada Lind."),
+    ]
+    cjk = re.compile(f"[{CJK_CHARS}]")
+    replies = {}
+    for no_cjk in (False, True):
+        grammar = document_grammar([1], Form(sentences=2), 2, no_cjk)
+        replies[no_cjk] = "".join(
+            t.text for t in llm.stream_tokens(messages, Sampling(max_tokens=60, temperature=0.0, grammar=grammar))
+        )
+    assert cjk.search(replies[False]), replies  # the model writes Chinese when it may
+    assert replies[True].strip() and not cjk.search(replies[True]), replies
 
 
 @pytest.fixture

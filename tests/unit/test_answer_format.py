@@ -6,11 +6,13 @@ import math
 
 from providers.llm.base import Token
 from rag.answer_format import (
+    CJK_CHARS,
     Reply,
     answer_grammar,
     none_probability,
     read_reply,
     says_not_covered,
+    without_cjk,
 )
 
 
@@ -92,3 +94,9 @@ def test_a_sentence_may_not_start_in_lower_case() -> None:
 def test_an_answer_that_opens_with_not_covered_answers_nothing() -> None:
     assert says_not_covered("The documents do not say the Q2 revenue of Eastland.")
     assert not says_not_covered("It opened in 1998 [1].")
+
+
+def test_cjk_is_left_out_only_when_neither_question_nor_evidence_uses_it() -> None:
+    assert without_cjk("en", ["en", "fr"]) and without_cjk("fr", [])
+    assert not without_cjk("zh", ["en"]) and not without_cjk("en", ["en", "ja"])
+    assert CJK_CHARS not in answer_grammar([1]) and CJK_CHARS in answer_grammar([1], no_cjk=True)
