@@ -14,6 +14,10 @@ _NAMED_SECRET = re.compile(
     r"\b(pass(?:word|wd|phrase|code)|pin(?:\s+code)?|api[\s_-]?key|access[\s_-]?key|secret(?:[\s_-]?key)?|"
     r"(?:auth|access|bearer|refresh|session)?[\s_-]?token|private[\s_-]?key|credentials?|login|"
     r"social\s+security(?:\s+number)?|ssn|cvv|cvc|security\s+code|"
+    # wallet and account recovery words, and the codes of a second factor or a lock
+    r"(?:recovery|seed|secret|mnemonic|wallet)[\s_-]?(?:phrase|words)|mnemonic|"
+    r"(?:backup|recovery|one[\s_-]?time|verification|2fa|mfa|otp|totp|sms|authenticator|unlock|door|alarm|safe)"
+    r"[\s_-]?codes?|otp|totp|"
     r"passwort|kennwort|geheimzahl|mot\s+de\s+passe|code\s+(?:pin|secret)|contrase[ñn]a|clave|senha|"
     r"parola\s+d'?\s*ordine|wachtwoord|pincode)\b"
     r"[^.\n]{0,30}?(?:\b(?:is|are|was|ist|lautet|war|est|était|es|era|è|é|era|zijn)\b|:|=)",
@@ -37,6 +41,10 @@ _TOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 
 # A long run mixing letters and digits with no spaces: how generated keys and tokens look.
 _OPAQUE_TOKEN = re.compile(r"\b(?=[A-Za-z0-9_\-+/=]*\d)(?=[A-Za-z0-9_\-+/=]*[A-Za-z])[A-Za-z0-9_\-+/=]{24,}\b")
+# Groups of letters and digits joined by hyphens, at least two of them mixing both ("7H3K-92LD-QX4M"):
+# how backup codes, licence keys and recovery keys are written; "ISO-9001-2015" mixes in no group.
+_GROUPED_CODE = re.compile(r"\b[A-Za-z0-9]{3,8}(?:-[A-Za-z0-9]{3,8}){2,}\b")
+_MIXED_GROUP = re.compile(r"^(?=.*\d)(?=.*[A-Za-z])")
 _CARD_CANDIDATE = re.compile(r"\b\d(?:[ -]?\d){12,18}\b")
 _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,4})?\b")
 
@@ -47,7 +55,9 @@ def find_secret(text: str) -> str | None:
         name = " ".join(match.group(1).lower().replace("_", " ").replace("-", " ").split())
         name = _SECRET_NAMES.get(name, "password" if name.startswith("parola") else name)
         name = name.replace("api", "API").replace("pin", "PIN").replace("ssn", "SSN").replace("cvv", "CVV")
-        return f"{'an' if name[0].lower() in 'aeiou' else 'a'} {name}"
+        name = re.sub(r"\bcodes\b", "code", name)
+        vowel = name[0].lower() in "aeiou" and not name.lower().startswith(("one", "uni", "eu"))
+        return f"{'an' if vowel else 'a'} {name}"
     for label, pattern in _TOKEN_PATTERNS:
         if pattern.search(text):
             return label
@@ -59,7 +69,13 @@ def find_secret(text: str) -> str | None:
             return "a bank account number (IBAN)"
     if _OPAQUE_TOKEN.search(text):
         return "what looks like a key or token"
+    if any(_grouped_code(m.group()) for m in _GROUPED_CODE.finditer(text)):
+        return "what looks like a code or key"
     return None
+
+
+def _grouped_code(candidate: str) -> bool:
+    return sum(bool(_MIXED_GROUP.match(group)) for group in candidate.split("-")) >= 2
 
 
 # What a named secret's value runs to: the end of the clause (a sentence end, a line break).
@@ -79,6 +95,7 @@ def secret_spans(text: str) -> list[tuple[int, int]]:
     spans += [m.span() for m in _CARD_CANDIDATE.finditer(text) if luhn_valid(re.sub(r"\D", "", m.group()))]
     spans += [m.span() for m in _IBAN.finditer(text) if _iban_valid(m.group().replace(" ", ""))]
     spans += [m.span() for m in _OPAQUE_TOKEN.finditer(text)]
+    spans += [m.span() for m in _GROUPED_CODE.finditer(text) if _grouped_code(m.group())]
     return spans
 
 

@@ -27,6 +27,12 @@ from core.secrets import find_secret
         ("My card is 4111 1111 1111 1111", "a card number"),
         ("IBAN DE89 3704 0044 0532 0130 00 for refunds", "a bank account number (IBAN)"),
         ("the build uses 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 as seed", None),
+        ("Keep my wallet seed phrase safe: apple river stone cloud piano ember", "a seed phrase"),
+        ("the mnemonic for the cold wallet is lamp ivory tunnel", "a mnemonic"),
+        ("My one-time code is 493021", "a one time code"),
+        ("2FA recovery codes: 4KD9-PL2M-88QZ", "a recovery code"),
+        ("Spare login key 5TRW-K2J9-0PLA for the VPN", "what looks like a code or key"),
+        ("the door code is 4417", "a door code"),
     ],
 )
 def test_secrets_are_found(text: str, kind: str | None) -> None:
@@ -46,6 +52,10 @@ def test_secrets_are_found(text: str, kind: str | None) -> None:
         "My employee number is short: order 12345 ships on 2026-03-01.",
         "I reset passwords for the help desk every Monday.",
         "Card 4111 1111 1111 1112 fails the checksum, so it is just a number.",
+        "We are ISO-9001-2015 certified.",
+        "Our office zip code is 75001 and the dress code is casual.",
+        "I handle the recovery of overdue invoices.",
+        "Part X-7734 fits the 2019 compressor.",
     ],
 )
 def test_ordinary_facts_are_not_secrets(text: str) -> None:
