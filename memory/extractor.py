@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field, ValidationError
 from core.language import LanguageDetector, language_name
 from core.schemas import MemoryFact
 from core.secrets import find_secret
+from core.text import tokenize
 from providers.llm.base import LLM, ChatMessage, LLMError
 
 MAX_FACTS = 4
@@ -165,6 +166,9 @@ _WORD = re.compile(r"[^\W\d_][\w'’-]*")
 # The statements' own subject words, which the message does not say ("The user", "L'utilisateur").
 _SUBJECTS = {word.lower() for pair in STATEMENT_SUBJECTS.values() for subject in pair for word in subject.split()}
 _SUBJECTS |= {"user's", "company's", "nutzers", "unternehmens"}
+_SUBJECT_TERMS = {
+    term for word in _SUBJECTS for lang in ("en", "fr", "de", "es", "it", "pt", "nl") for term in tokenize(word, lang)
+}
 
 
 @functools.lru_cache
@@ -206,6 +210,8 @@ def checked(fact: MemoryFact, message: str, lang: str = "en") -> MemoryFact:
         raise Rejected(f"it names what the message did not say ({', '.join(invented)})")
     if _keeps_first_person(statement, lang):
         raise FirstPerson("it is not a third-person statement")
+    if not _said_not_asked(statement, message, lang):
+        raise Rejected("it is what the message asks, not what it says")
     if not _about_user_or_company(statement, fact.target, message):
         raise Rejected("it is not about you or your company")
     if secret := find_secret(statement):
@@ -216,6 +222,23 @@ def checked(fact: MemoryFact, message: str, lang: str = "en") -> MemoryFact:
     elif statement.lower().startswith(_COMPANY_SUBJECTS):
         target = "COMPANY"
     return MemoryFact(target=target, statement=statement)
+
+
+# A question's own clause: the last part of a sentence that ends in "?" ("I'm based in Lyon, what are the
+# parking rules?" asks after the comma); what comes before it was said.
+_ASKED = re.compile(r"[^.!?\n,;:—–]*\?+")
+SAID_TERMS_SHARE = 0.5
+
+
+def _said_not_asked(statement: str, message: str, lang: str) -> bool:
+    """A statement from a message with a question in it keeps to what the message states: at least
+    half its terms (its subject aside) are in the message without its question clauses. "Does our NDA
+    template cover subcontractors?" is no fact that it does."""
+    if "?" not in message:
+        return True
+    said = set(tokenize(_ASKED.sub(" ", message.replace(" - ", " — ")), lang))
+    terms = [t for t in tokenize(statement, lang) if t not in _SUBJECT_TERMS]
+    return not terms or sum(t in said for t in terms) >= SAID_TERMS_SHARE * len(terms)
 
 
 _USER_SUBJECTS = ("user ", "user's", "des nutzers", *(user.lower() for user, _ in STATEMENT_SUBJECTS.values()))

@@ -50,6 +50,8 @@ def test_a_faithful_statement_is_kept_tidied(message: str, made: MemoryFact, kep
         ("Please keep it short.", fact("Please keep it short."), "not about you or your company"),
         ("my pin is 4455", fact("The user's PIN is 4455."), "it holds a PIN"),
         ("hello", fact("  "), "empty statement"),
+        ("Is our VPN split-tunnel?", fact("The company's VPN is split-tunnel.", "COMPANY"), "asks, not what it says"),
+        ("We ship on Fridays - do refunds go out then too?", fact("Refunds go out on Fridays.", "COMPANY"), "asks"),
     ],
 )
 def test_an_unfaithful_or_misformed_statement_is_rejected(message: str, made: MemoryFact, reason: str) -> None:
@@ -104,3 +106,15 @@ def test_a_statement_copied_in_its_own_language_is_caught_whatever_the_hint() ->
     copied = fact("Wir haben unseren Hauptsitz in Stuttgart.", "COMPANY")
     with pytest.raises(FirstPerson):
         checked(copied, "Wir haben unseren Hauptsitz in Stuttgart.", "en")
+
+
+@pytest.mark.parametrize(
+    ("message", "made"),
+    [
+        ("As a night nurse, what does the policy say about breaks?", fact("The user is a night nurse.")),
+        ("We ship on Fridays - do refunds go out then too?", fact("The company ships on Fridays.", "COMPANY")),
+        ("En tant qu'infirmier, que dit la politique sur les gardes ?", fact("L'utilisateur est infirmier.")),
+    ],
+)
+def test_a_fact_said_before_a_question_is_kept(message: str, made: MemoryFact) -> None:
+    assert checked(made, message).statement == made.statement
