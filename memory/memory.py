@@ -3,6 +3,7 @@ the log of writes, and the choice of entries that go into an answer's prompt."""
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Callable
 from functools import cached_property
@@ -109,12 +110,14 @@ class Memory:
         return screen(message).only_statements
 
     def closeness(self, question: str, facts: MemoryFacts) -> float:
-        """The cosine similarity of the question to its closest memory entry."""
+        """The cosine similarity of the question, as asked or in the entries' third person ("What is my
+        role?" → "What is the user's role?": 0.18 → 0.42 to "The user is the site safety officer"), to
+        its closest memory entry."""
         entries = [*facts.user, *facts.company]
         if not entries:
             return 0.0
-        question_vector = self._unit_vectors([question])[0]
-        return float(max(self._entry_vector(e) @ question_vector for e in entries))
+        vectors = self._unit_vectors(list(dict.fromkeys([question, in_third_person(question)])))
+        return float(max(self._entry_vector(e) @ v for e in entries for v in vectors))
 
     def _entry_vector(self, entry: str) -> np.ndarray:
         if entry not in self._vectors:
@@ -145,3 +148,28 @@ class Memory:
             user=[e for target, e in entries if target == "USER"],
             company=[e for target, e in entries if target == "COMPANY"],
         )
+
+
+# An English question's first person in the memory entries' words ("The user …", "The company …").
+_THIRD_PERSON = [
+    (re.compile(r"\b(do|did|can|should|will|would|could) (i|we)\b", re.I), None),
+    (re.compile(r"\bam i\b", re.I), "is the user"),
+    (re.compile(r"\bare we\b", re.I), "is the company"),
+    (re.compile(r"\bi'?m\b", re.I), "the user is"),
+    (re.compile(r"\bwe'?re\b", re.I), "the company is"),
+    (re.compile(r"\b(my|mine)\b", re.I), "the user's"),
+    (re.compile(r"\b(our|ours)\b", re.I), "the company's"),
+    (re.compile(r"\b(i|me|myself)\b", re.I), "the user"),
+    (re.compile(r"\b(we|us|ourselves)\b", re.I), "the company"),
+]
+
+
+def in_third_person(question: str) -> str:
+    for pattern, words in _THIRD_PERSON:  # words None: "do I" → "does the user", "can we" → "can the company"
+        question = pattern.sub(_auxiliary if words is None else words, question)
+    return question
+
+
+def _auxiliary(match: re.Match[str]) -> str:
+    verb = "does" if match.group(1).lower() == "do" else match.group(1)
+    return f"{verb} {'the user' if match.group(2).lower() == 'i' else 'the company'}"

@@ -230,7 +230,9 @@ class AnswerPipeline:
             # notice period?") is a search, answered from passages; asked back only if none matches.
             if not scope.several:
                 return self._about_documents(question, route, scope, options, started, timings, queue, lang)
-        elif route is not None and self.route.leans(route):
+        memory = self._memory.context_for(question) if self._memory is not None else MemoryFacts()
+        personal = self.decide.personal(question, memory)
+        if route is not None and not personal and self.route.leans(route) and scope is None:
             scope = self.scope.run(question, options.documents, options.recent_documents, lang, route.p_every)
             whole = None if scope.clarify is not None else self.read_documents.whole(question, scope.documents)
             if whole is not None:
@@ -246,11 +248,10 @@ class AnswerPipeline:
         top_k = options.top_k or settings.top_k
         retrieval = self.retrieve.run(search_query, top_k, weight, options.rerank, query_lang, selected)
         timings["retrieve_ms"] = retrieval.timings_ms.get("search_ms", 0.0)
-        if route is not None and self.route.unmatched(route, retrieval):
+        if route is not None and not personal and self.route.unmatched(route, retrieval):
             # Never refused by the relevance gate: the documents themselves are the evidence.
             scope = scope or self.scope.run(question, options.documents, options.recent_documents, lang, route.p_every)
             return self._about_documents(question, route, scope, options, started, timings, queue, lang)
-        memory = self._memory.context_for(question) if self._memory is not None else MemoryFacts()
         evidence = self.select_evidence.run(question, search_query, retrieval, memory)
         given = self.decide.run(question, evidence, memory)
 

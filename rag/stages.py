@@ -173,6 +173,11 @@ class DecideAnswerability:
             return Given(mode="sources", memory=memory, evidence=numbered)
         return Given(mode="none")
 
+    def personal(self, question: str, memory: MemoryFacts) -> bool:
+        """A question about the user or their company that memory matches: "What is my role?" reads
+        like a request about a whole document to the router, and must not leave for the documents."""
+        return self._about_memory(question, [], memory)
+
     def _about_memory(self, question: str, evidence: list[Hit], memory: MemoryFacts) -> bool:
         if self._memory is None or not memory or not _FIRST_PERSON.search(question):
             return False

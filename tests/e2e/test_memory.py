@@ -156,3 +156,16 @@ def test_cli_reports_memory_writes_and_reviews_memory(home: Path) -> None:
     assert ragchat("memory", "--forget", line).returncode == 0
     assert ragchat("memory", "--forget", line).returncode == 1
     assert json.loads(ragchat("memory", "--json").stdout)["USER"] == []
+
+
+def test_a_question_about_the_user_is_answered_from_memory_not_from_a_short_document(tmp_path: Path) -> None:
+    """ "What is my role?" reads like a request about a whole document to the router (P ≈ 0.86); with a
+    short document in scope it would be answered from the document. Memory that matches comes first."""
+    session = open_session(
+        get_settings(home=tmp_path, llm_provider="llamacpp", llm_model=TEST_LLM, reranker_dir=tmp_path / "none")
+    )
+    session.ask("I am the site safety officer at the Gdansk plant.")
+    assert session.ingest_bytes("canteen.txt", b"The canteen opens at 11:30 and closes at 14:00.").status == "indexed"
+    answer = session.ask("What is my role?")
+    assert answer.document_request is None and answer.citations == [], answer
+    assert "safety officer" in answer.answer.lower(), answer.answer
