@@ -112,6 +112,23 @@ FIRST_PERSON: dict[str, str] = {
 }
 
 
+# The first person plural of each language: a message that says "we" or "our" speaks for the company.
+FIRST_PERSON_PLURAL: dict[str, str] = {
+    "en": "we we're we've we'll our ours ourselves us",
+    "fr": "nous notre nos",
+    "de": "wir uns unser unsere unseren unserem unserer",
+    "es": "nosotros nosotras nuestro nuestra nuestros nuestras",
+    "it": "noi nostro nostra nostri nostre",
+    "pt": "nós nosso nossa nossos nossas",
+    "nl": "wij we ons onze",
+}
+
+
+def _speaks_for_company(message: str, lang: str) -> bool:
+    words = set(FIRST_PERSON_PLURAL["en"].split()) | set(FIRST_PERSON_PLURAL.get(statement_language(lang), "").split())
+    return any(word in words for word in re.findall(r"[^\W\d_][\w'’]*", message.lower()))
+
+
 def statement_language(lang: str) -> str:
     """The language the memory's lines for a message in `lang` are written in."""
     return lang if lang in STATEMENT_SUBJECTS else "en"
@@ -212,7 +229,7 @@ def checked(fact: MemoryFact, message: str, lang: str = "en") -> MemoryFact:
         raise FirstPerson("it is not a third-person statement")
     if not _said_not_asked(statement, message, lang):
         raise Rejected("it is what the message asks, not what it says")
-    if not _about_user_or_company(statement, fact.target, message):
+    if not _about_user_or_company(statement, fact.target, message, lang):
         raise Rejected("it is not about you or your company")
     if secret := find_secret(statement):
         raise Rejected(f"it holds {secret}")
@@ -245,10 +262,14 @@ _USER_SUBJECTS = ("user ", "user's", "des nutzers", *(user.lower() for user, _ i
 _COMPANY_SUBJECTS = ("company ", "company's", "des unternehmens", *(c.lower() for _, c in STATEMENT_SUBJECTS.values()))
 
 
-def _about_user_or_company(statement: str, target: str, message: str) -> bool:
+def _about_user_or_company(statement: str, target: str, message: str, lang: str = "en") -> bool:
     """The statement's subject is the user, the company, or, for a COMPANY line, a name the message
-    gave (the company's): the form the prompt asks for. "The weather is nice today." is neither."""
+    gave (the company's) or anything of a message that speaks for the company ("Our support desk is
+    staffed 8–18." → "The support desk is staffed 8–18."): the form the prompt asks for. "The weather
+    is nice today." is neither."""
     if statement.lower().startswith(_USER_SUBJECTS + _COMPANY_SUBJECTS):
+        return True
+    if target == "COMPANY" and _speaks_for_company(message, lang):
         return True
     first = _WORD.match(statement)
     name = first.group() if first else ""

@@ -118,3 +118,13 @@ def test_a_statement_copied_in_its_own_language_is_caught_whatever_the_hint() ->
 )
 def test_a_fact_said_before_a_question_is_kept(message: str, made: MemoryFact) -> None:
     assert checked(made, message).statement == made.statement
+
+
+def test_a_company_fact_of_a_we_message_may_name_the_company_s_thing_as_subject() -> None:
+    made = fact("The support desk is staffed 8:00-18:00 CET on weekdays.", "COMPANY")
+    assert checked(made, "Our support desk is staffed 8:00-18:00 CET on weekdays.").target == "COMPANY"
+    with pytest.raises(Rejected, match="not about you or your company"):
+        checked(
+            fact("The support desk is staffed 8:00-18:00 CET.", "COMPANY"),
+            "The support desk is staffed 8:00-18:00 CET.",
+        )
