@@ -183,9 +183,7 @@ _WORD = re.compile(r"[^\W\d_][\w'’-]*")
 # The statements' own subject words, which the message does not say ("The user", "L'utilisateur").
 _SUBJECTS = {word.lower() for pair in STATEMENT_SUBJECTS.values() for subject in pair for word in subject.split()}
 _SUBJECTS |= {"user's", "company's", "nutzers", "unternehmens"}
-_SUBJECT_TERMS = {
-    term for word in _SUBJECTS for lang in ("en", "fr", "de", "es", "it", "pt", "nl") for term in tokenize(word, lang)
-}
+_SUBJECT_TERMS = {term for word in _SUBJECTS for lang in STATEMENT_SUBJECTS for term in tokenize(word, lang)}
 
 
 @functools.lru_cache

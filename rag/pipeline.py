@@ -231,7 +231,8 @@ class AnswerPipeline:
             if not scope.several:
                 return self._about_documents(question, route, scope, options, started, timings, queue, lang)
         memory = self._memory.context_for(question) if self._memory is not None else MemoryFacts()
-        personal = self.decide.personal(question, memory)
+        closeness = self.decide.memory_closeness(question, memory)
+        personal = self.decide.personal(closeness)
         if route is not None and not personal and self.route.leans(route) and scope is None:
             scope = self.scope.run(question, options.documents, options.recent_documents, lang, route.p_every)
             whole = None if scope.clarify is not None else self.read_documents.whole(question, scope.documents)
@@ -253,7 +254,7 @@ class AnswerPipeline:
             scope = scope or self.scope.run(question, options.documents, options.recent_documents, lang, route.p_every)
             return self._about_documents(question, route, scope, options, started, timings, queue, lang)
         evidence = self.select_evidence.run(question, search_query, retrieval, memory)
-        given = self.decide.run(question, evidence, memory)
+        given = self.decide.run(evidence, memory, closeness)
 
         reply = Reply()
         decision: list[Abstention] = []  # set by the grounded stream once it has read the phrase line

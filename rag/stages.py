@@ -165,24 +165,27 @@ class DecideAnswerability:
         self._memory = memory
         self._min_similarity = memory_min_similarity
 
-    def run(self, question: str, evidence: list[Hit], memory: MemoryFacts) -> Given:
-        if self._about_memory(question, evidence, memory):
+    def run(self, evidence: list[Hit], memory: MemoryFacts, closeness: float) -> Given:
+        """`closeness`: the question's to memory (`memory_closeness`), computed once per question."""
+        best_passage = max((h.scores.dense or 0.0 for h in evidence), default=0.0)
+        if closeness > max(best_passage, self._min_similarity):
             return Given(mode="memory", memory=memory)
         if evidence:
             numbered = [Evidence(id=n, hit=hit) for n, hit in enumerate(evidence, start=1)]
             return Given(mode="sources", memory=memory, evidence=numbered)
         return Given(mode="none")
 
-    def personal(self, question: str, memory: MemoryFacts) -> bool:
+    def memory_closeness(self, question: str, memory: MemoryFacts) -> float:
+        """How close a question about the user or their company is to its closest memory entry; 0 for
+        any other question, or without memory."""
+        if self._memory is None or not memory or not _FIRST_PERSON.search(question):
+            return 0.0
+        return self._memory.closeness(question, memory)
+
+    def personal(self, closeness: float) -> bool:
         """A question about the user or their company that memory matches: "What is my role?" reads
         like a request about a whole document to the router, and must not leave for the documents."""
-        return self._about_memory(question, [], memory)
-
-    def _about_memory(self, question: str, evidence: list[Hit], memory: MemoryFacts) -> bool:
-        if self._memory is None or not memory or not _FIRST_PERSON.search(question):
-            return False
-        best_passage = max((h.scores.dense or 0.0 for h in evidence), default=0.0)
-        return self._memory.closeness(question, memory) > max(best_passage, self._min_similarity)
+        return closeness > self._min_similarity
 
 
 class BuildPrompt:
