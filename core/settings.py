@@ -140,7 +140,9 @@ class EmbeddingSettings(BaseModel):
     embed_model_path: Path | None = Field(
         default=None, description="A local fastembed-compatible folder (model.onnx + tokenizer files)."
     )
-    embed_threads: int = Field(default=2, ge=1, description="CPU threads of the embedder for batches (ingest).")
+    embed_threads: int = Field(
+        default=2, ge=1, description="Threads a batch of texts (ingest) is shared out among, on one one-thread session."
+    )
     embed_query_threads: int = Field(
         default=1, ge=1, description="CPU threads of the embedder for one text (a query): 2 were slower on 2 cores."
     )

@@ -28,6 +28,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import PurePath
@@ -315,9 +316,43 @@ class Indexer:
         after this, so the old one stays whole until then."""
         doc_id = doc_id_for(parsed.source)
         version = parsed.content_hash
-        total = parsed.page_count
         redactor = self._redactor_for_home() if redact else None
-        state = IngestProgress(stage="reading pages", pages_total=total)
+        state = IngestProgress(stage="reading pages", pages_total=parsed.page_count)
+
+        def report(stage: str) -> None:
+            state.stage, state.elapsed_s = stage, time.perf_counter() - started
+            progress(state.model_copy())
+
+        record, searchable_s = self._read_pass(parsed, redactor, cancel, state, report, started)
+        state.embedding_since_s = time.perf_counter() - started
+        self._embed_waiting(doc_id, version, state, report, cancel, live=searchable_s is not None)
+        if searchable_s is None:
+            old = self._registry.switch(record.model_copy(update={"pending_chunks": 0}))
+            if old:
+                self._remove_replaced(doc_id, old, version)
+        report("indexed")
+        return IngestResult(
+            source=parsed.source,
+            status="indexed",
+            pages=record.pages,
+            chunks=record.chunks,
+            seconds=time.perf_counter() - started,
+            searchable_s=searchable_s,
+            **record.model_dump(include=set(_NOTE_FIELDS)),
+        )
+
+    def _read_pass(
+        self,
+        parsed: ParsedFile,
+        redactor: Redactor | None,
+        cancel: threading.Event,
+        state: IngestProgress,
+        report: Callable[[str], None],
+        started: float,
+    ) -> tuple[DocumentRecord, float | None]:
+        """Every page parsed, chunked and stored, then one BM25 segment; a new document goes live
+        (the seconds it took are returned; None for a replacing version, which waits for its vectors)."""
+        doc_id, version, total = doc_id_for(parsed.source), parsed.content_hash, parsed.page_count
         batch = _PageBatch()
         keyword_ids: list[str] = []
         keyword_texts: list[str] = []
@@ -325,10 +360,6 @@ class Indexer:
         no_text: list[int] = []
         ocr_read: list[int] = []
         redactions = 0
-
-        def report(stage: str) -> None:
-            state.stage, state.elapsed_s = stage, time.perf_counter() - started
-            progress(state.model_copy())
 
         def flush() -> None:
             self._check_stop(doc_id, version, cancel, live=False)
@@ -375,57 +406,55 @@ class Indexer:
             encoding=parsed.encoding,
             no_text_pages=no_text,
             ocr_pages=ocr_read,
-            redacted=redact,
+            redacted=redactor is not None,
             redactions=redactions,
             warnings=[*parsed.warnings, *_warnings(parsed, no_text, ocr_read, self._ocr, redactions)],
             pending_chunks=len(keyword_ids),
         )
-        progressive = self._registry.get(doc_id) is None
-        searchable_s = None
-        if progressive:  # a new document: searchable by keyword from here on
-            self._registry.switch(record)
-            searchable_s = time.perf_counter() - started
-            state.searchable = True
-        state.embedding_since_s = time.perf_counter() - started
-        self._embed_waiting(record, state, report, cancel, live=progressive)
-        if not progressive:
-            old = self._registry.switch(record.model_copy(update={"pending_chunks": 0}))
-            if old:
-                self._remove_replaced(doc_id, old, version)
-        report("indexed")
-        return IngestResult(
-            source=parsed.source,
-            status="indexed",
-            pages=pages,
-            chunks=record.chunks,
-            seconds=time.perf_counter() - started,
-            searchable_s=searchable_s,
-            **record.model_dump(include=set(_NOTE_FIELDS)),
-        )
+        if self._registry.get(doc_id) is not None:
+            return record, None
+        self._registry.switch(record)  # a new document: searchable by keyword from here on
+        state.searchable = True
+        return record, time.perf_counter() - started
 
     def _embed_waiting(
         self,
-        record: DocumentRecord,
+        doc_id: str,
+        version: str,
         state: IngestProgress,
         report: Callable[[str], None],
         cancel: threading.Event,
         live: bool,
     ) -> None:
         """Embed a version's stored chunks into the vector store, `ingest_batch` at a time, recording
-        each batch as embedded in the same step. Stops (IngestCancelled) when cancelled, when another
-        process asks, or when a live document is deleted meanwhile."""
+        each batch as embedded when it is stored. A batch is stored by a writer thread while the next
+        one embeds (the store's writes would otherwise leave the embedder's cores idle). Stops
+        (IngestCancelled) when cancelled, when another process asks, or when a live document is
+        deleted meanwhile."""
         step = max(self._settings.ingest_batch, 1)
-        while True:
-            self._check_stop(record.doc_id, record.content_hash, cancel, live)
-            chunks = self._registry.chunks_to_embed(record.doc_id, record.content_hash, step)
-            if not chunks:
-                return
-            report(f"embedding: {state.chunks_embedded} of {state.chunks} chunks")
-            vectors = self._embed([c.text for c in chunks])
-            self._check_stop(record.doc_id, record.content_hash, cancel, live)
-            self._store.add(chunks, vectors)
-            self._registry.mark_embedded(record.doc_id, record.content_hash, [c.chunk_id for c in chunks])
-            state.chunks_embedded += len(chunks)
+        self._check_stop(doc_id, version, cancel, live)
+        chunks = self._registry.chunks_to_embed(doc_id, version, step)
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"store-{doc_id[:8]}") as writer:
+            stored: Future[None] | None = None
+            while chunks:
+                report(f"embedding: {state.chunks_embedded} of {state.chunks} chunks")
+                vectors = self._embed([c.text for c in chunks])
+                if stored is not None:
+                    stored.result()
+                # Read while the writer is idle: a read during its commit waits on SQLite's lock.
+                self._check_stop(doc_id, version, cancel, live)
+                following = self._registry.chunks_to_embed(doc_id, version, step, after=chunks[-1].chunk_index)
+                stored = writer.submit(self._store_batch, doc_id, version, chunks, vectors, state)
+                chunks = following
+            if stored is not None:
+                stored.result()
+
+    def _store_batch(
+        self, doc_id: str, version: str, chunks: list[Chunk], vectors: list[list[float]], state: IngestProgress
+    ) -> None:
+        self._store.add(chunks, vectors)
+        self._registry.mark_embedded(doc_id, version, [c.chunk_id for c in chunks])
+        state.chunks_embedded += len(chunks)
 
     def _check_stop(self, doc_id: str, version: str, cancel: threading.Event, live: bool) -> None:
         if cancel.is_set():
@@ -455,7 +484,7 @@ class Indexer:
             progress(state.model_copy())
 
         try:
-            self._embed_waiting(record, state, report, cancel, live=True)
+            self._embed_waiting(record.doc_id, record.content_hash, state, report, cancel, live=True)
         except IngestCancelled as stop:
             return IngestResult(source=record.source, status="cancelled", error=str(stop))
         return IngestResult(

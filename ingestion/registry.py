@@ -220,12 +220,14 @@ class Registry(SQLiteTables):
                 [(c.chunk_id, doc_id, content_hash, c.chunk_index, c.model_dump_json()) for c in chunks],
             )
 
-    def chunks_to_embed(self, doc_id: str, content_hash: str, limit: int) -> list[Chunk]:
-        """The next `limit` chunks of a version still to embed, in document order."""
+    def chunks_to_embed(self, doc_id: str, content_hash: str, limit: int, after: int = -1) -> list[Chunk]:
+        """The next `limit` chunks of a version still to embed, in document order, from position `after`
+        on (exclusive: the batch being stored meanwhile is not handed out again)."""
         with closing(self._connect()) as conn:
             rows = conn.execute(
-                "SELECT data FROM chunks_to_embed WHERE doc_id = ? AND content_hash = ? ORDER BY position LIMIT ?",
-                (doc_id, content_hash, limit),
+                "SELECT data FROM chunks_to_embed WHERE doc_id = ? AND content_hash = ? AND position > ? "
+                "ORDER BY position LIMIT ?",
+                (doc_id, content_hash, after, limit),
             ).fetchall()
         return [Chunk.model_validate_json(row["data"]) for row in rows]
 

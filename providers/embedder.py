@@ -9,11 +9,18 @@ texts are embedded in order of length and put back in order, which keeps padding
 ONNX Runtime threads spin while they wait; on two cores shared with the page reader (and the app)
 that burns CPU the other work needs: for a local model folder the session is rebuilt with spinning
 off (+13% chunks/s, +17% chunks per CPU-second, measured side by side on a loaded machine).
+
+A batch is not given to one session with `embed_threads` intra-op threads: it is dealt out to that
+many threads, each running its share on the same single-threaded session (ONNX Runtime sessions take
+concurrent runs). MiniLM's small runs (4 texts) made two intra-op threads wait for each other at
+every operator, and for a thread that had lost its core to other work; side by side on 2 quiet cores
+70 against 61-68 chunks/s, one set of weights (bench/results-ingest.md).
 """
 
 from __future__ import annotations
 
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -48,8 +55,9 @@ class Embedder:
         if folder is None and settings.embed_model == PACKAGED_EMBEDDER_NAME:
             folder = ensure_embedder_folder(settings.model_dir)
         self._settings, self._folder = settings, folder
-        self._batch_threads = settings.embed_threads
         self._query_threads = settings.embed_query_threads
+        self._workers = settings.embed_threads
+        self._pool = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix="embed")
         self._models: dict[int, Any] = {}
         self._models_lock = threading.Lock()
         self._model(self._query_threads)  # a model that cannot load fails here, not at the first search
@@ -60,8 +68,9 @@ class Embedder:
         """fastembed's model with an ONNX session of `threads` intra-op threads, made on first use. One
         text (a query) runs on `embed_query_threads` (1): two threads only synchronise over so little
         work (measured at load ~6 on 2 cores: 4.6 / 9.1 ms p50 / p95 a query against 5.9 / 12.4, the
-        same vectors), and the other core stays free for the BM25 half of the search. Batches run on
-        `embed_threads`; each thread count has its own session (the int8 MiniLM: ~25 MB)."""
+        same vectors), and the other core stays free for the BM25 half of the search. Batches run on a
+        one-thread session too, from `embed_threads` threads; each thread count has its own session
+        (the int8 MiniLM: ~25 MB)."""
         with self._models_lock:
             model = self._models.get(threads)
             if model is None:
@@ -87,12 +96,22 @@ class Embedder:
     def embed(self, texts: list[str]) -> list[list[float]]:
         if not texts:
             return []
-        model = self._model(self._query_threads if len(texts) == 1 else self._batch_threads)
+        if len(texts) == 1:
+            return self._run(self._model(self._query_threads), texts).tolist()
+        model = self._model(1)
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        vectors = np.stack(list(model.embed([texts[i] for i in order], batch_size=self._batch_size)))
-        result = np.empty(vectors.shape, dtype=np.float32)
-        result[order] = vectors
+        # Dealt out in turn, so each share is sorted by length too and the shares cost about the same.
+        workers = min(self._workers, -(-len(texts) // self._batch_size))
+        shares = [order[k::workers] for k in range(workers)]
+        runs = [self._pool.submit(self._run, model, [texts[i] for i in share]) for share in shares]
+        parts = [run.result() for run in runs]
+        result = np.empty((len(texts), parts[0].shape[1]), dtype=np.float32)
+        for share, vectors in zip(shares, parts, strict=True):
+            result[share] = vectors
         return result.tolist()
+
+    def _run(self, model: Any, texts: list[str]) -> np.ndarray:
+        return np.stack(list(model.embed(texts, batch_size=self._batch_size)))
 
     def embed_query(self, text: str) -> list[float]:
         return self.embed([text])[0]

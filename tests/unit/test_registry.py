@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.schemas import DocumentRecord, doc_id_for
+from core.schemas import Chunk, DocumentRecord, doc_id_for
 from ingestion.registry import Registry, now
 
 
@@ -123,3 +123,32 @@ def test_notes_survive_the_round_trip(tmp_path: Path) -> None:
     got = registry.get(doc_id_for("scan.pdf"))
     assert got is not None
     assert (got.no_text_pages, got.ocr_pages, got.warnings, got.redactions) == ([2, 3], [2], ["page 3 has no text"], 4)
+
+
+def test_chunks_to_embed_come_in_order_from_a_position_on(tmp_path: Path) -> None:
+    """The ingest reads the next batch while a writer stores the one before (not yet marked embedded):
+    `after` keeps that batch from being handed out twice."""
+    registry = Registry(tmp_path / "r.sqlite3")
+    doc_id = doc_id_for("a.pdf")
+    chunks = [
+        Chunk(
+            chunk_id=f"c{i}",
+            doc_id=doc_id,
+            content_hash="h1",
+            source="a.pdf",
+            file_type="pdf",
+            page=1,
+            chunk_index=i,
+            text=f"text {i}",
+            char_start=0,
+            char_end=6,
+        )
+        for i in range(5)
+    ]
+    registry.add_chunks_to_embed(doc_id, "h1", list(reversed(chunks)))
+    first = registry.chunks_to_embed(doc_id, "h1", 2)
+    assert [c.chunk_id for c in first] == ["c0", "c1"]
+    following = registry.chunks_to_embed(doc_id, "h1", 2, after=first[-1].chunk_index)
+    assert [c.chunk_id for c in following] == ["c2", "c3"]
+    assert registry.mark_embedded(doc_id, "h1", ["c0", "c1"]) == 3
+    assert [c.chunk_id for c in registry.chunks_to_embed(doc_id, "h1", 10)] == ["c2", "c3", "c4"]
