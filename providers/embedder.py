@@ -57,7 +57,7 @@ class Embedder:
         self._settings, self._folder = settings, folder
         self._query_threads = settings.embed_query_threads
         self._workers = settings.embed_threads
-        self._pool = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix="embed")
+        self._pool = ThreadPoolExecutor(max_workers=max(self._workers - 1, 1), thread_name_prefix="embed")
         self._models: dict[int, Any] = {}
         self._models_lock = threading.Lock()
         self._model(self._query_threads)  # a model that cannot load fails here, not at the first search
@@ -103,8 +103,10 @@ class Embedder:
         # Dealt out in turn, so each share is sorted by length too and the shares cost about the same.
         workers = min(self._workers, -(-len(texts) // self._batch_size))
         shares = [order[k::workers] for k in range(workers)]
-        runs = [self._pool.submit(self._run, model, [texts[i] for i in share]) for share in shares]
-        parts = [run.result() for run in runs]
+        # The first share runs on the calling thread: a call of a few texts (a search embedding chunks an
+        # ingest has not reached yet) never waits for a pool thread another caller's batch holds.
+        runs = [self._pool.submit(self._run, model, [texts[i] for i in share]) for share in shares[1:]]
+        parts = [self._run(model, [texts[i] for i in shares[0]]), *(run.result() for run in runs)]
         result = np.empty((len(texts), parts[0].shape[1]), dtype=np.float32)
         for share, vectors in zip(shares, parts, strict=True):
             result[share] = vectors
