@@ -111,8 +111,9 @@ def test_upload_ask_cite_refuse_and_remember(
     expect(chip).to_be_visible(timeout=ANSWER_TIMEOUT_MS)
     expect(answer).to_contain_text("8.15")
     texts: list[str] = page.evaluate("window.__answerTexts")
-    growing = [t for t in texts if "8.15" not in t]  # what was on screen before the figure arrived
-    assert len(texts) >= 3 and growing, f"the answer did not stream in: {texts}"
+    # Streamed: the text on screen took several values and grew. (Not "some text came before the
+    # figure": the answer may open with it, and the first render can already hold it.)
+    assert len(texts) >= 3, f"the answer did not stream in: {texts}"
     assert len(texts[0]) < len(texts[-1]), texts
 
     # The chip opens the cited passage with its file and page.
