@@ -13,6 +13,7 @@ gets the configured default instead of a guess.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
@@ -142,9 +143,10 @@ class LanguageDetector:
             return Detected(self.default, float(confidence))
         return Detected(str(lang), float(confidence))
 
-    def __call__(self, text: str, fallback: str | None = None) -> str:
-        """The text's language; when unsure, `fallback` (e.g. its page's language), else the default."""
+    def __call__(self, text: str, fallback: str | Callable[[], str] | None = None) -> str:
+        """The text's language; when unsure, `fallback` (e.g. its page's language; a callable is only
+        called then), else the default."""
         found = self.detect(text)
         if fallback is not None and found.confidence < self.min_confidence:
-            return fallback
+            return fallback() if callable(fallback) else fallback
         return found.lang

@@ -17,7 +17,7 @@ import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from core.language import LanguageDetector
 from core.schemas import Chunk, ChunkKind, Document, FileType, Page
@@ -156,15 +156,8 @@ def chunk_page(
     (a heading, a row of figures) takes its page's."""
     splitter = _splitter(chunk_size, chunk_overlap)
     detect = detector or _default_detector()
-    page_lang: list[str] = []  # detected only when a chunk is too short to tell (most pages never are)
-
-    def lang_of(piece: str) -> str:
-        found = detect.detect(piece)
-        if found.confidence >= detect.min_confidence:
-            return found.lang
-        if not page_lang:
-            page_lang.append(detect(page.text))
-        return page_lang[0]
+    # Detected only when a chunk is too short to tell (most pages never are), then once.
+    page_lang = cache(lambda: detect(page.text))
 
     sections = markdown_sections(page.text) if owner.file_type == "md" else [Section(0, page.text)]
     chunks: list[Chunk] = []
@@ -189,7 +182,7 @@ def chunk_page(
                 kind=section.kind,
                 line_start=first_line,
                 line_end=None if first_line is None else first_line + piece.rstrip("\n").count("\n"),
-                lang=lang_of(piece),
+                lang=detect(piece, fallback=page_lang),
             )
         )
 

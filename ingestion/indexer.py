@@ -331,15 +331,7 @@ class Indexer:
             if old:
                 self._remove_replaced(doc_id, old, version)
         report("indexed")
-        return IngestResult(
-            source=parsed.source,
-            status="indexed",
-            pages=record.pages,
-            chunks=record.chunks,
-            seconds=time.perf_counter() - started,
-            searchable_s=searchable_s,
-            **record.model_dump(include=set(_NOTE_FIELDS)),
-        )
+        return _indexed(record, started, searchable_s)
 
     def _read_pass(
         self,
@@ -487,14 +479,7 @@ class Indexer:
             self._embed_waiting(record.doc_id, record.content_hash, state, report, cancel, live=True)
         except IngestCancelled as stop:
             return IngestResult(source=record.source, status="cancelled", error=str(stop))
-        return IngestResult(
-            source=record.source,
-            status="indexed",
-            pages=record.pages,
-            chunks=record.chunks,
-            seconds=time.perf_counter() - started,
-            **record.model_dump(include=set(_NOTE_FIELDS)),
-        )
+        return _indexed(record, started)
 
     def _remove_replaced(self, doc_id: str, old: str, live: str) -> None:
         """Delete the replaced version's chunks. The new version is live whatever happens here: a
@@ -662,6 +647,19 @@ def _pages_ahead(
     finally:
         stop.set()
         worker.join(timeout=30)
+
+
+def _indexed(record: DocumentRecord, started: float, searchable_s: float | None = None) -> IngestResult:
+    """The result of an ingest (or a finished embedding) that indexed `record`'s version."""
+    return IngestResult(
+        source=record.source,
+        status="indexed",
+        pages=record.pages,
+        chunks=record.chunks,
+        seconds=time.perf_counter() - started,
+        searchable_s=searchable_s,
+        **record.model_dump(include=set(_NOTE_FIELDS)),
+    )
 
 
 def _warnings(
