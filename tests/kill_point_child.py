@@ -43,16 +43,26 @@ def arm(point: str, marker: Path) -> None:
 
         indexer.chunk_page = chunking
     elif point == "embedding":
+        import threading
+
+        from ingestion.indexer import Indexer
         from providers.embedder import Embedder
 
-        embed, calls = Embedder.embed, []
+        embed, store_batch, calls, first_stored = Embedder.embed, Indexer._store_batch, [], threading.Event()
+
+        def storing(self: Any, *args: Any) -> None:
+            store_batch(self, *args)
+            first_stored.set()
 
         def embedding(self: Any, texts: list[str]) -> Any:
             calls.append(len(texts))
             if len(calls) == 2:
+                # The writer thread stores the first batch while this one embeds: wait until it has.
+                first_stored.wait(timeout=120)
                 _stop_here(marker)
             return embed(self, texts)
 
+        Indexer._store_batch = storing  # type: ignore[method-assign]
         Embedder.embed = embedding  # type: ignore[method-assign]
     elif point == "bm25-write":
         replace = os.replace
