@@ -112,6 +112,7 @@ def main() -> None:
         from memory.markdown_store import memory_files
         from memory.memory import Memory
         from memory.memory_log import MemoryLog
+        from memory.sensitive_gate import MemoryGates
         from ragchat.application import App
 
         settings = get_settings(llm_provider="llamacpp", llm_model=args.model)
@@ -148,7 +149,7 @@ def main() -> None:
                 embed,
                 settings.memory_context_tokens,
                 settings.memory_related_similarity,
-                settings.memory_gate_threshold,
+                MemoryGates.from_settings(settings),
                 settings.memory_update_similarity,
             )
             started = time.perf_counter()

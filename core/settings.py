@@ -441,6 +441,20 @@ class MemorySettings(BaseModel):
         description="P(the message holds a lasting fact) from the memory gate (MiniLM vectors) for the memory model "
         "to read it; low, so that what may be a fact reaches the model.",
     )
+    memory_sensitive_threshold: float = Field(
+        default=0.8,
+        ge=0.0,
+        le=1.0,
+        description="P(a memory line is health or other sensitive personal data), from MiniLM vectors, from which "
+        "the line is stored only when the message asks to remember it; high, for precision (0.98 cross-validated).",
+    )
+    memory_asked_thresholds: dict[str, float] = Field(
+        default={"qwen2.5-coder-1.5b": 0.8},
+        description="Per model (a name its label holds): P(Yes) from which a message counts as asking to remember, "
+        "so that a sensitive line is stored (1.5B: recall 0.99, precision 0.75; scripts/train_sensitive_gate.py "
+        "--asked-model). A model that answers in JSON needs none; one with log-probabilities that is not listed "
+        "withholds nothing (the 0.5B: ROC AUC 0.66, too weak to withhold on).",
+    )
     memory_answer_min_similarity: float = Field(
         default=0.2,
         description="Cosine similarity a first-person question needs to its closest memory entry (and more than to "

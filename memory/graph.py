@@ -28,6 +28,7 @@ from memory.dedup import DedupResult, compare, different_slots
 from memory.extractor import FirstPerson, Rejected, checked, extract, relation
 from memory.fact_gate import FactGate
 from memory.markdown_store import MemoryFile
+from memory.sensitive_gate import WITHHELD, MemoryGates, SensitiveGate
 from providers.llm.base import LLM, LLMError
 
 
@@ -52,10 +53,11 @@ class MemoryGraph:
         embed: Callable[[list[str]], list[list[float]]],
         files: dict[str, MemoryFile],
         related_similarity: float,
-        gate_threshold: float,
+        gates: MemoryGates,
         update_similarity: float,
     ) -> None:
-        self._gate = FactGate(embed, gate_threshold)
+        self._gate = FactGate(embed, gates.fact)
+        self._sensitive = SensitiveGate(embed, llm_factory, gates)
         self._llm_factory = llm_factory
         self._embed = embed
         self._files = files
@@ -97,9 +99,14 @@ class MemoryGraph:
         candidates: list[_Candidate] = []
         for fact in facts:
             try:
-                candidates.append({"fact": self._checked(fact, message, lang), "replaces": None})
+                fact = self._checked(fact, message, lang)
             except Rejected as rejected:
                 skipped.append(MemorySkip(text=fact.statement[:80], reason=str(rejected)))
+                continue
+            if fact.target == "USER" and self._sensitive.withheld(message, fact.statement):
+                skipped.append(MemorySkip(text=fact.statement[:80], reason=WITHHELD))
+                continue
+            candidates.append({"fact": fact, "replaces": None})
         return {"candidates": candidates, "skipped": skipped}
 
     def _model(self) -> LLM:

@@ -20,6 +20,7 @@ from providers.llm.base import LLM
 
 if TYPE_CHECKING:
     from memory.graph import MemoryGraph
+    from memory.sensitive_gate import MemoryGates
 
 Embed = Callable[[list[str]], list[list[float]]]
 
@@ -33,7 +34,7 @@ class Memory:
         embed: Embed,
         context_tokens: int,
         related_similarity: float,
-        gate_threshold: float,
+        gates: MemoryGates,
         update_similarity: float,
     ) -> None:
         self.files = files
@@ -42,7 +43,7 @@ class Memory:
         self._embed = embed
         self._context_tokens = context_tokens
         self._related_similarity = related_similarity
-        self._gate_threshold = gate_threshold
+        self._gates = gates
         self._update_similarity = update_similarity
         self._vectors: dict[str, np.ndarray] = {}  # entry text → unit vector (entries change rarely)
 
@@ -55,7 +56,7 @@ class Memory:
             self._embed,
             self.files,
             self._related_similarity,
-            self._gate_threshold,
+            self._gates,
             self._update_similarity,
         )
 

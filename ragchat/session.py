@@ -34,6 +34,7 @@ from ingestion.page_image import PageImage, render_page
 from memory.markdown_store import memory_files
 from memory.memory import Memory
 from memory.memory_log import MemoryLog
+from memory.sensitive_gate import MemoryGates
 from providers.chroma_server import store_label
 from rag.conversation_export import conversation_markdown
 from rag.conversations import ConversationStore
@@ -209,7 +210,7 @@ class Session:
             lambda texts: self.app.embedder.embed(texts),
             settings.memory_context_tokens,
             settings.memory_related_similarity,
-            settings.memory_gate_threshold,
+            MemoryGates.from_settings(settings),
             settings.memory_update_similarity,
         )
 

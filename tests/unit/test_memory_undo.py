@@ -10,6 +10,7 @@ from core.schemas import MemoryWrite
 from memory.markdown_store import memory_files
 from memory.memory import Memory
 from memory.memory_log import MemoryLog
+from memory.sensitive_gate import MemoryGates
 
 
 def no_model() -> None:
@@ -17,7 +18,8 @@ def no_model() -> None:
 
 
 def memory_in(folder: Path) -> Memory:
-    return Memory(memory_files(folder), MemoryLog(folder / "log.sqlite"), no_model, no_model, 200, 0.75, 0.4, 0.5)  # type: ignore[arg-type]
+    gates = MemoryGates(0.4, 0.8, {})
+    return Memory(memory_files(folder), MemoryLog(folder / "log.sqlite"), no_model, no_model, 200, 0.75, gates, 0.5)  # type: ignore[arg-type]
 
 
 def test_undo_takes_back_one_turn_at_a_time(tmp_path: Path) -> None:

@@ -1,0 +1,93 @@
+"""Health and other sensitive personal data go into the memory only when the user asks for it. Two
+questions, each put where it is answered best (measured on eval/datasets/memory_sensitive, written for
+them without reading the memory dev set):
+
+- Is a line the memory would write ("The user is vegan.") sensitive: health, diet, disability,
+  religion and the like? A question of topic: a logistic regression on the packaged MiniLM's vector of
+  the line (scripts/train_sensitive_gate.py; cross-validated precision 0.98 at P >= 0.8).
+- Does the message ask to remember, note or keep something? A speech act, which MiniLM's vectors do
+  not separate (accuracy 0.79 at best) and which the 1.5B got wrong when asked for it in JSON. The
+  probability the model gives "Yes" as the first token of a yes/no answer ranks it well (ROC AUC 0.91
+  with the 1.5B). Asked only when the line is sensitive: one token, rarely.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from core.settings import Settings
+from memory.fact_gate import GateWeights
+from providers.llm.base import LLM, ChatMessage, LLMError, Sampling
+
+SENSITIVE_WEIGHTS = Path(__file__).with_name("sensitive_weights.json")
+WITHHELD = "health and other sensitive details are kept only when you ask me to remember them"
+ASKED_PROMPT = (
+    "You read one message a user wrote to an assistant. Does the message ask the assistant to remember, note, "
+    "store or keep some information for later? A fact that is only stated is not such a request. Answer Yes or No."
+)
+ASKED_SCHEMA = {"type": "object", "properties": {"asked": {"type": "boolean"}}, "required": ["asked"]}
+
+
+@dataclass(frozen=True)
+class MemoryGates:
+    """The thresholds of the memory's gates (memory/fact_gate.py and this module's two), from settings."""
+
+    fact: float
+    sensitive: float
+    asked: dict[str, float]  # model name → P(Yes) threshold
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> MemoryGates:
+        s = settings
+        return cls(s.memory_gate_threshold, s.memory_sensitive_threshold, s.memory_asked_thresholds)
+
+    def asked_threshold(self, llm: LLM) -> float | None:
+        """The P(Yes) threshold for this model: its calibrated one, 0.5 for a yes-or-no JSON answer, None
+        for a model with log-probabilities nobody calibrated (it then withholds nothing)."""
+        if not (llm.constrains and llm.gives_logprobs):
+            return 0.5
+        label = llm.label.lower()
+        return next((threshold for name, threshold in self.asked.items() if name.lower() in label), None)
+
+
+def asked_probability(llm: LLM, message: str) -> float:
+    """P("Yes") of the model's first answer token, Yes and No only; a model that gives no
+    log-probabilities answers in JSON (1.0 or 0.0). Raises LLMError."""
+    messages = [ChatMessage(role="system", content=ASKED_PROMPT), ChatMessage(role="user", content=message)]
+    if not (llm.constrains and llm.gives_logprobs):
+        try:
+            return 1.0 if json.loads(llm.complete_json(messages, ASKED_SCHEMA, max_tokens=12)).get("asked") else 0.0
+        except (ValueError, AttributeError) as exc:
+            raise LLMError(f"the reply was not the asked JSON ({exc})") from exc
+    sampling = Sampling(max_tokens=1, temperature=0.0, grammar='root ::= "Yes" | "No"', top_logprobs=10)
+    token = next(iter(llm.stream_tokens(messages, sampling)))
+    share = {"yes": 1e-12, "no": 1e-12}
+    for text, logprob in token.alternatives.items():  # "Yes", " Yes", "yes" … all count
+        if text.strip().lower() in share:
+            share[text.strip().lower()] += math.exp(logprob)
+    return share["yes"] / (share["yes"] + share["no"])
+
+
+class SensitiveGate:
+    def __init__(self, embed: Callable[[list[str]], np.ndarray], llm: Callable[[], LLM], gates: MemoryGates) -> None:
+        self._embed, self._llm, self._gates = embed, llm, gates
+        self._sensitive = GateWeights.load(SENSITIVE_WEIGHTS)
+
+    def withheld(self, message: str, line: str) -> bool:
+        """Whether `line` is sensitive and `message` did not ask to remember it. A model that fails
+        leaves the line written: it is shown in the reply and can be undone."""
+        vector = np.asarray(self._embed([line]), dtype=np.float32)
+        if self._sensitive.probability(vector)[0] < self._gates.sensitive:
+            return False
+        try:
+            llm = self._llm()
+            threshold = self._gates.asked_threshold(llm)
+            return threshold is not None and asked_probability(llm, message) < threshold
+        except LLMError:
+            return False

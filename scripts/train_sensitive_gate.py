@@ -1,0 +1,83 @@
+"""Train the sensitive-data gate's line classifier (memory/sensitive_gate.py) and measure both of its
+questions on eval/datasets/memory_sensitive.
+
+    .venv/bin/python -m scripts.train_sensitive_gate                # cross-validate, write the weights
+    .venv/bin/python -m scripts.train_sensitive_gate --check        # report only
+    .venv/bin/python -m scripts.train_sensitive_gate --check --asked-model qwen2.5-coder-1.5b
+
+`sensitive`: a logistic regression on the packaged MiniLM's vectors of statements.jsonl, scored by
+stratified cross-validation at memory_sensitive_threshold. `asked` (with --asked-model): the model's
+P(Yes) on every message of requests.jsonl, as ROC AUC and precision / recall at several thresholds,
+memory_asked_threshold among them. The memory dev set is not read here: bench/memory_judgment.py
+measures the whole memory pass on it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import numpy as np
+
+from core.linear_probe import fit
+from core.settings import PROJECT_ROOT, get_settings
+from memory.fact_gate import GateWeights
+from memory.sensitive_gate import SENSITIVE_WEIGHTS, asked_probability
+from providers.embedder import Embedder
+from scripts.train_router import L2, cross_validated, load
+
+DATA = PROJECT_ROOT / "eval" / "datasets" / "memory_sensitive"
+ASKED_THRESHOLDS = (0.5, 0.7, 0.8, 0.85, 0.9, 0.95)
+
+
+def rates(truth: np.ndarray, predicted: np.ndarray) -> dict[str, float]:
+    tp = int(np.sum(truth & predicted))
+    return {
+        "precision": round(tp / max(int(predicted.sum()), 1), 3),
+        "recall": round(tp / max(int(truth.sum()), 1), 3),
+        "accuracy": round(float(np.mean(truth == predicted)), 3),
+    }
+
+
+def auc(truth: np.ndarray, scores: np.ndarray) -> float:
+    """ROC AUC: the chance that a positive scores above a negative (ties count half)."""
+    positive, negative = scores[truth], scores[~truth]
+    above = (positive[:, None] > negative[None, :]).sum() + 0.5 * (positive[:, None] == negative[None, :]).sum()
+    return round(float(above / (len(positive) * len(negative))), 3)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="report only; write nothing")
+    parser.add_argument("--asked-model", help="also score requests.jsonl with this packaged llama.cpp model")
+    args = parser.parse_args()
+    settings = get_settings()
+    rows = load(DATA / "statements.jsonl")
+    x = np.asarray(Embedder(settings).embed([r["text"] for r in rows]), dtype=np.float32)
+    y = np.array([bool(r["sensitive"]) for r in rows])
+    predicted = cross_validated(x, y) >= settings.memory_sensitive_threshold
+    report = {
+        "train": str((DATA / "statements.jsonl").relative_to(PROJECT_ROOT)),
+        "rows": len(rows),
+        "threshold": settings.memory_sensitive_threshold,
+        "cross_validation": rates(y, predicted),
+    }
+    print(json.dumps(report, indent=1))
+    if not args.check:
+        w, b = fit(x, y, L2)
+        GateWeights(w, b).save(SENSITIVE_WEIGHTS, report)
+        print(f"wrote {SENSITIVE_WEIGHTS.relative_to(PROJECT_ROOT)}")
+    if args.asked_model:
+        from ragchat.application import App
+
+        llm = App(settings.model_copy(update={"llm_provider": "llamacpp", "llm_model": args.asked_model})).llm()
+        requests = load(DATA / "requests.jsonl")
+        truth = np.array([bool(r["asked"]) for r in requests])
+        scores = np.array([asked_probability(llm, r["text"]) for r in requests])
+        print(f"asked, {args.asked_model}: ROC AUC {auc(truth, scores)} on {len(requests)} messages")
+        for threshold in sorted({*ASKED_THRESHOLDS, *settings.memory_asked_thresholds.values()}):
+            print(f"  P(Yes) >= {threshold}: {rates(truth, scores >= threshold)}")
+
+
+if __name__ == "__main__":
+    main()
