@@ -31,11 +31,12 @@ def load(path):
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def scores(truth: np.ndarray, predicted: np.ndarray) -> dict[str, float]:
+def scores(truth: np.ndarray, predicted: np.ndarray, label: str = "fact") -> dict[str, float]:
+    """Precision and recall of the `label` class, and accuracy."""
     tp = int(np.sum(truth & predicted))
     return {
-        "fact_precision": round(tp / max(int(predicted.sum()), 1), 3),
-        "fact_recall": round(tp / max(int(truth.sum()), 1), 3),
+        f"{label}_precision": round(tp / max(int(predicted.sum()), 1), 3),
+        f"{label}_recall": round(tp / max(int(truth.sum()), 1), 3),
         "accuracy": round(float(np.mean(truth == predicted)), 3),
     }
 

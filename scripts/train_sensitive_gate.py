@@ -24,19 +24,11 @@ from core.settings import PROJECT_ROOT, get_settings
 from memory.fact_gate import GateWeights
 from memory.sensitive_gate import SENSITIVE_WEIGHTS, asked_probability
 from providers.embedder import Embedder
+from scripts.train_fact_gate import scores as rates
 from scripts.train_router import L2, cross_validated, load
 
 DATA = PROJECT_ROOT / "eval" / "datasets" / "memory_sensitive"
 ASKED_THRESHOLDS = (0.5, 0.7, 0.8, 0.85, 0.9, 0.95)
-
-
-def rates(truth: np.ndarray, predicted: np.ndarray) -> dict[str, float]:
-    tp = int(np.sum(truth & predicted))
-    return {
-        "precision": round(tp / max(int(predicted.sum()), 1), 3),
-        "recall": round(tp / max(int(truth.sum()), 1), 3),
-        "accuracy": round(float(np.mean(truth == predicted)), 3),
-    }
 
 
 def auc(truth: np.ndarray, scores: np.ndarray) -> float:
@@ -60,7 +52,7 @@ def main() -> None:
         "train": str((DATA / "statements.jsonl").relative_to(PROJECT_ROOT)),
         "rows": len(rows),
         "threshold": settings.memory_sensitive_threshold,
-        "cross_validation": rates(y, predicted),
+        "cross_validation": rates(y, predicted, "sensitive"),
     }
     print(json.dumps(report, indent=1))
     if not args.check:
@@ -76,7 +68,7 @@ def main() -> None:
         scores = np.array([asked_probability(llm, r["text"]) for r in requests])
         print(f"asked, {args.asked_model}: ROC AUC {auc(truth, scores)} on {len(requests)} messages")
         for threshold in sorted({*ASKED_THRESHOLDS, *settings.memory_asked_thresholds.values()}):
-            print(f"  P(Yes) >= {threshold}: {rates(truth, scores >= threshold)}")
+            print(f"  P(Yes) >= {threshold}: {rates(truth, scores >= threshold, 'asked')}")
 
 
 if __name__ == "__main__":

@@ -46,7 +46,7 @@ def test_the_committed_weights_report_their_training_set_and_threshold() -> None
     report = json.loads(SENSITIVE_WEIGHTS.read_text(encoding="utf-8"))["report"]
     assert report["rows"] == len(load(DATA / "statements.jsonl"))
     assert report["threshold"] == get_settings().memory_sensitive_threshold
-    assert report["cross_validation"]["precision"] >= 0.9
+    assert report["cross_validation"]["sensitive_precision"] >= 0.9
 
 
 def test_every_spelling_of_yes_counts_and_a_model_without_log_probabilities_answers_in_json() -> None:
