@@ -44,23 +44,30 @@ class MemoryGates:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> MemoryGates:
-        s = settings
-        return cls(s.memory_gate_threshold, s.memory_sensitive_threshold, s.memory_asked_thresholds)
+        return cls(
+            settings.memory_gate_threshold, settings.memory_sensitive_threshold, settings.memory_asked_thresholds
+        )
 
     def asked_threshold(self, llm: LLM) -> float | None:
         """The P(Yes) threshold for this model: its calibrated one, 0.5 for a yes-or-no JSON answer, None
         for a model with log-probabilities nobody calibrated (it then withholds nothing)."""
-        if not (llm.constrains and llm.gives_logprobs):
+        if not _answers_by_logprobs(llm):
             return 0.5
         label = llm.label.lower()
         return next((threshold for name, threshold in self.asked.items() if name.lower() in label), None)
+
+
+def _answers_by_logprobs(llm: LLM) -> bool:
+    """A model that takes a grammar and gives log-probabilities answers Yes or No with P(Yes); any
+    other answers in JSON."""
+    return llm.constrains and llm.gives_logprobs
 
 
 def asked_probability(llm: LLM, message: str) -> float:
     """P("Yes") of the model's first answer token, Yes and No only; a model that gives no
     log-probabilities answers in JSON (1.0 or 0.0). Raises LLMError."""
     messages = [ChatMessage(role="system", content=ASKED_PROMPT), ChatMessage(role="user", content=message)]
-    if not (llm.constrains and llm.gives_logprobs):
+    if not _answers_by_logprobs(llm):
         try:
             return 1.0 if json.loads(llm.complete_json(messages, ASKED_SCHEMA, max_tokens=12)).get("asked") else 0.0
         except (ValueError, AttributeError) as exc:

@@ -19,6 +19,7 @@ import json
 
 import numpy as np
 
+from bench.answerability_signals import auc
 from core.linear_probe import fit
 from core.settings import PROJECT_ROOT, get_settings
 from memory.fact_gate import GateWeights
@@ -29,13 +30,6 @@ from scripts.train_router import L2, cross_validated, load
 
 DATA = PROJECT_ROOT / "eval" / "datasets" / "memory_sensitive"
 ASKED_THRESHOLDS = (0.5, 0.7, 0.8, 0.85, 0.9, 0.95)
-
-
-def auc(truth: np.ndarray, scores: np.ndarray) -> float:
-    """ROC AUC: the chance that a positive scores above a negative (ties count half)."""
-    positive, negative = scores[truth], scores[~truth]
-    above = (positive[:, None] > negative[None, :]).sum() + 0.5 * (positive[:, None] == negative[None, :]).sum()
-    return round(float(above / (len(positive) * len(negative))), 3)
 
 
 def main() -> None:
@@ -66,7 +60,8 @@ def main() -> None:
         requests = load(DATA / "requests.jsonl")
         truth = np.array([bool(r["asked"]) for r in requests])
         scores = np.array([asked_probability(llm, r["text"]) for r in requests])
-        print(f"asked, {args.asked_model}: ROC AUC {auc(truth, scores)} on {len(requests)} messages")
+        roc_auc = auc(list(scores[truth]), list(scores[~truth]))
+        print(f"asked, {args.asked_model}: ROC AUC {roc_auc:.3f} on {len(requests)} messages")
         for threshold in sorted({*ASKED_THRESHOLDS, *settings.memory_asked_thresholds.values()}):
             print(f"  P(Yes) >= {threshold}: {rates(truth, scores >= threshold, 'asked')}")
 
