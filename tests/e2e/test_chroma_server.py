@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import http.client
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -73,22 +74,25 @@ def test_the_server_going_away_mid_ingest_leaves_a_recoverable_state(server_mode
     service = open_session(get_settings(ingest_batch=16))
     assert service.ingest_bytes("a.txt", ALPHA.encode()).status == "indexed"
     keyword_ids = service.document_index.bm25.live_ids()
+    book = long_pdf_bytes(20, seed=4, marker="kilroy")
+    leftover = (doc_id_for("book.pdf"), version_hash(book, False))
     embedding_steps = 0
 
     def stop_after_the_first_batch(update: IngestProgress) -> None:
         nonlocal embedding_steps
         if update.stage.startswith("embedding"):
             embedding_steps += 1
-            if embedding_steps == 2:  # the first batch is on the server by now
+            if embedding_steps == 2:  # the second batch begins to embed; the writer thread stores the first
+                deadline = time.monotonic() + 60
+                while service.document_index.store.count_version(*leftover) < 16 and time.monotonic() < deadline:
+                    time.sleep(0.05)
                 server_mode.stop()
 
-    book = long_pdf_bytes(20, seed=4, marker="kilroy")
     result = service.ingest_bytes("book.pdf", book, stop_after_the_first_batch)
     assert embedding_steps >= 2
     assert result.status == "failed" and "is not reachable" in (result.error or "")
     assert [d.source for d in service.documents()] == ["a.txt"]
     assert service.document_index.bm25.live_ids() == keyword_ids, "the failed document left BM25 at once"
-    leftover = (doc_id_for("book.pdf"), version_hash(book, False))
     assert service.document_index.registry.unfinished() == [leftover], "journalled, and handed to recover"
 
     server_mode.start()
