@@ -455,6 +455,14 @@ class MemorySettings(BaseModel):
         "--asked-model). A model that answers in JSON needs none; one with log-probabilities that is not listed "
         "withholds nothing (the 0.5B: ROC AUC 0.66, too weak to withhold on).",
     )
+    memory_lasting_threshold: float = Field(
+        default=0.3,
+        ge=0.0,
+        le=1.0,
+        description="P(a memory line is a lasting fact), from MiniLM vectors of the line and its message, below "
+        "which the line is not written (a mood, a maybe, a one-off); set for precision (cross-validated: 0.96 of "
+        "the lines dropped are not lasting; scripts/train_lasting_gate.py).",
+    )
     memory_answer_min_similarity: float = Field(
         default=0.2,
         description="Cosine similarity a first-person question needs to its closest memory entry (and more than to "

@@ -32,8 +32,8 @@ SYSTEM_PROMPT = """You keep a memory of lasting facts about the user and the use
 what the user writes in a chat. List every lasting fact in the message, one per item:
 - USER: about the person: name, job, team, manager, office or city, routines, standing wishes about \
 answers, health or diet facts they ask you to remember.
-- COMPANY: about the organisation ("we", "our", "the company", or a company's name): its name, size, \
-sites, tools, policies, customers, calendar.
+- COMPANY: about the organisation ("we", "our", "the company", or a company's name, in any language: \
+"nous", "notre", "wir", "unser" too): its name, size, sites, tools, policies, customers, calendar.
 Not lasting, so {"facts": []}: questions, greetings, thanks, moods, weather, small talk, guesses and plans \
 (maybe, might, thinking about), what is true only today, health remarks made in passing, passwords.
 A statement is one short sentence starting with "The user" or "The company" (or the company's name), \
@@ -63,6 +63,12 @@ Message: we might try a four-day week next spring
 Message: I'm in the Leeds office, and please always answer me in Spanish.
 {"facts": [{"statement": "The user works in the Leeds office.", "target": "USER"}, {"statement": "The user \
 wants answers in Spanish.", "target": "USER"}]}
+Message: From now on, keep your answers under 100 words.
+{"facts": [{"statement": "The user wants answers under 100 words.", "target": "USER"}]}
+Message: can you put that in a table?
+{"facts": []}
+Message: Nous fermons l'entrepôt le samedi.
+{"facts": [{"statement": "L'entreprise ferme l'entrepôt le samedi.", "target": "COMPANY"}]}
 Message: Je travaille à Nantes depuis mars.
 {"facts": [{"statement": "L'utilisateur travaille à Nantes depuis mars.", "target": "USER"}]}"""
 
@@ -272,6 +278,53 @@ def _about_user_or_company(statement: str, target: str, message: str, lang: str 
     first = _WORD.match(statement)
     name = first.group() if first else ""
     return target == "COMPANY" and name[:1].isupper() and name.lower() != "the" and name in message
+
+
+RESTATE_PROMPT = """Rewrite the sentence a user wrote about themselves or their company as a statement in the \
+third person: "I", "me" and "my" become "{user}", "we", "us" and "our" become "{company}" ("{company}'s"). \
+Keep every other word, name and number as written, in the sentence's language.
+
+Sentence: I lead the payroll team in Oslo.
+{{"statement": "{user} leads the payroll team in Oslo."}}
+Sentence: We close the books on the third working day.
+{{"statement": "{company} closes the books on the third working day."}}
+Sentence: {user} sits in our Madrid office.
+{{"statement": "{user} sits in {company_lower}'s Madrid office."}}"""
+
+RESTATE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"statement": {"type": "string"}},
+    "required": ["statement"],
+}
+
+
+_STEM_PREFIX = 4  # a verb takes another ending with its new subject: the terms are compared by their start
+
+
+def restate(llm: LLM, fact: MemoryFact, lang: str = "en") -> MemoryFact:
+    """The fact's statement rewritten in the third person by the model, for one that kept the user's
+    "I" or "we" (the 0.5B copies "We deploy every release with Terraform." as it is); see `checked`."""
+    user, company = STATEMENT_SUBJECTS[statement_language(lang)]
+    prompt = RESTATE_PROMPT.format(user=user, company=company, company_lower=company[0].lower() + company[1:])
+    messages = [
+        ChatMessage(role="system", content=prompt),
+        ChatMessage(role="user", content=f"Sentence: {fact.statement}"),
+    ]
+    try:
+        reply = json.loads(llm.complete_json(messages, RESTATE_SCHEMA, max_tokens=80))
+    except (LLMError, ValueError) as exc:
+        raise FirstPerson(f"it is not a third-person statement (restating it failed: {exc})") from exc
+    statement = reply.get("statement") if isinstance(reply, dict) else None
+    if not isinstance(statement, str) or not statement.strip():
+        raise FirstPerson("it is not a third-person statement")
+    lang = statement_language(lang)
+    pronouns = set(tokenize(f"{FIRST_PERSON[lang]} {FIRST_PERSON['en']}", lang))
+    kept = {term[:_STEM_PREFIX] for term in tokenize(statement, lang)}
+    terms = set(tokenize(fact.statement, lang)) - pronouns - _SUBJECT_TERMS
+    lost = {term for term in terms if term[:_STEM_PREFIX] not in kept}  # "schließen" → "schließt" is kept
+    if lost:  # the 0.5B restated "Every Thursday I run the stock count." as "The user runs the stock count."
+        raise FirstPerson(f"it is not a third-person statement (restated, it lost: {', '.join(sorted(lost))})")
+    return MemoryFact(target=fact.target, statement=statement)
 
 
 RELATION_PROMPT = """Two lines of a memory file about a user or their company. Say whether the NEW line \

@@ -4,10 +4,12 @@ screen    the secret veto on the whole message (a message holding a secret never
           then the gate (memory/fact_gate.py): a message that holds no lasting fact costs no model call
 extract   the LLM lists the message's lasting facts as third-person statements, each with its file
           (JSON-schema constrained; memory/extractor.py), each checked: nothing the user did not say,
-          third person, no secret
+          third person, no secret, sensitive only when asked
 dedup     against the target file's entries: repeat → skip, new value of a known fact → replace (rules
           and embeddings, memory/dedup.py); a new line near an entry that the rules did not settle is
-          put to the model beside it: the same fact, a change of it, or another fact
+          put to the model beside it: the same fact, a change of it, or another fact; a replacement
+          the rules chose is put to it too, and a rewording it calls the same fact is skipped; a line
+          that changes no stored fact must be a lasting one (memory/lasting_gate.py)
 write     atomic edits of USER_MEMORY.md / COMPANY_MEMORY.md under a file lock; a replaced line goes
           to the file's dated History section
 
@@ -25,8 +27,9 @@ from langgraph.graph import END, START, StateGraph
 from core.schemas import MemoryFact, MemoryOutcome, MemorySkip, MemoryWrite
 from core.secrets import find_secret
 from memory.dedup import DedupResult, compare, different_slots
-from memory.extractor import FirstPerson, Rejected, checked, extract, relation
+from memory.extractor import FirstPerson, Rejected, checked, extract, relation, restate
 from memory.fact_gate import FactGate
+from memory.lasting_gate import NOT_LASTING, LastingGate
 from memory.markdown_store import MemoryFile
 from memory.sensitive_gate import WITHHELD, MemoryGates, SensitiveGate
 from providers.llm.base import LLM, LLMError
@@ -57,6 +60,7 @@ class MemoryGraph:
         update_similarity: float,
     ) -> None:
         self._gate = FactGate(embed, gates.fact)
+        self._lasting = LastingGate(embed, gates.lasting)
         self._sensitive = SensitiveGate(embed, llm_factory, gates)
         self._llm_factory = llm_factory
         self._embed = embed
@@ -118,16 +122,13 @@ class MemoryGraph:
             raise Rejected(f"the memory model could not be loaded ({exc})") from exc
 
     def _checked(self, fact: MemoryFact, message: str, lang: str) -> MemoryFact:
-        """The fact checked against the message; a clause the model copied in the first person (the
-        0.5B does with a message's second fact: "Our company pays salaries on the 25th.") is given
-        back to the model alone, once, to be restated."""
+        """The fact checked against the message; a statement the model copied in the first person (the
+        0.5B does: "We deploy every release with Terraform.") is given back to it, once, to be
+        rewritten in the third person."""
         try:
             return checked(fact, message, lang)
         except FirstPerson:
-            restated = extract(self._model(), fact.statement, lang)
-            if len(restated) != 1:
-                raise
-            return checked(restated[0], message, lang)
+            return checked(restate(self._model(), fact, lang), message, lang)
 
     def _dedup(self, state: MemoryState) -> MemoryState:
         kept: list[_Candidate] = []
@@ -147,8 +148,21 @@ class MemoryGraph:
                     result = DedupResult(action="duplicate", match=result.nearest, similarity=result.similarity)
                 elif judged == "replaces":
                     result = DedupResult(action="replace", match=result.nearest, similarity=result.similarity)
+            elif (
+                result.action == "replace"
+                and result.match
+                # The rules replace an entry when the new line has words the old one lacks, which a
+                # rewording also has ("HQ" → "head office"): the model may still call it the same fact.
+                and relation(self._llm_factory(), result.match, fact.statement) == "same"
+            ):
+                result = DedupResult(action="duplicate", match=result.match, similarity=result.similarity)
             if result.action == "duplicate":
                 skipped.append(MemorySkip(text=fact.statement, reason=f"already remembered: {result.match}"))
+                continue
+            # A line that changes a stored fact is a lasting one ("The user moved to Bremen in the spring."
+            # reads like a one-off event to the gate); a new line must pass it.
+            if result.action == "add" and self._lasting.dropped(state["message"], fact.statement):
+                skipped.append(MemorySkip(text=fact.statement[:80], reason=NOT_LASTING))
                 continue
             if result.action == "replace":
                 candidate = {**candidate, "replaces": result.match}

@@ -13,8 +13,6 @@ them without reading the memory dev set):
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +21,8 @@ import numpy as np
 
 from core.settings import Settings
 from memory.fact_gate import GateWeights
-from providers.llm.base import LLM, ChatMessage, LLMError, Sampling
+from memory.yes_no import answers_by_logprobs, yes_probability
+from providers.llm.base import LLM, LLMError
 
 SENSITIVE_WEIGHTS = Path(__file__).with_name("sensitive_weights.json")
 WITHHELD = "health and other sensitive details are kept only when you ask me to remember them"
@@ -31,54 +30,39 @@ ASKED_PROMPT = (
     "You read one message a user wrote to an assistant. Does the message ask the assistant to remember, note, "
     "store or keep some information for later? A fact that is only stated is not such a request. Answer Yes or No."
 )
-ASKED_SCHEMA = {"type": "object", "properties": {"asked": {"type": "boolean"}}, "required": ["asked"]}
 
 
 @dataclass(frozen=True)
 class MemoryGates:
-    """The thresholds of the memory's gates (memory/fact_gate.py and this module's two), from settings."""
+    """The thresholds of the memory's gates (memory/fact_gate.py, memory/lasting_gate.py and this module's
+    two), from settings."""
 
     fact: float
     sensitive: float
     asked: dict[str, float]  # model name → P(Yes) threshold
+    lasting: float  # memory/lasting_gate.py
 
     @classmethod
     def from_settings(cls, settings: Settings) -> MemoryGates:
         return cls(
-            settings.memory_gate_threshold, settings.memory_sensitive_threshold, settings.memory_asked_thresholds
+            settings.memory_gate_threshold,
+            settings.memory_sensitive_threshold,
+            settings.memory_asked_thresholds,
+            settings.memory_lasting_threshold,
         )
 
     def asked_threshold(self, llm: LLM) -> float | None:
         """The P(Yes) threshold for this model: its calibrated one, 0.5 for a yes-or-no JSON answer, None
         for a model with log-probabilities nobody calibrated (it then withholds nothing)."""
-        if not _answers_by_logprobs(llm):
+        if not answers_by_logprobs(llm):
             return 0.5
         label = llm.label.lower()
         return next((threshold for name, threshold in self.asked.items() if name.lower() in label), None)
 
 
-def _answers_by_logprobs(llm: LLM) -> bool:
-    """A model that takes a grammar and gives log-probabilities answers Yes or No with P(Yes); any
-    other answers in JSON."""
-    return llm.constrains and llm.gives_logprobs
-
-
 def asked_probability(llm: LLM, message: str) -> float:
-    """P("Yes") of the model's first answer token, Yes and No only; a model that gives no
-    log-probabilities answers in JSON (1.0 or 0.0). Raises LLMError."""
-    messages = [ChatMessage(role="system", content=ASKED_PROMPT), ChatMessage(role="user", content=message)]
-    if not _answers_by_logprobs(llm):
-        try:
-            return 1.0 if json.loads(llm.complete_json(messages, ASKED_SCHEMA, max_tokens=12)).get("asked") else 0.0
-        except (ValueError, AttributeError) as exc:
-            raise LLMError(f"the reply was not the asked JSON ({exc})") from exc
-    sampling = Sampling(max_tokens=1, temperature=0.0, grammar='root ::= "Yes" | "No"', top_logprobs=10)
-    token = next(iter(llm.stream_tokens(messages, sampling)))
-    share = {"yes": 1e-12, "no": 1e-12}
-    for text, logprob in token.alternatives.items():  # "Yes", " Yes", "yes" … all count
-        if text.strip().lower() in share:
-            share[text.strip().lower()] += math.exp(logprob)
-    return share["yes"] / (share["yes"] + share["no"])
+    """P(the message asks to remember something), memory/yes_no.py. Raises LLMError."""
+    return yes_probability(llm, ASKED_PROMPT, message)
 
 
 class SensitiveGate:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from core.schemas import MemoryFact
-from memory.extractor import FACTS_SCHEMA, SYSTEM_PROMPT, FirstPerson, Rejected, checked, system_prompt
+from memory.extractor import FACTS_SCHEMA, SYSTEM_PROMPT, FirstPerson, Rejected, checked, restate, system_prompt
+from tests.recording_llm import RecordingLLM
 
 
 def fact(statement: str, target: str = "USER") -> MemoryFact:
@@ -128,3 +129,16 @@ def test_a_company_fact_of_a_we_message_may_name_the_company_s_thing_as_subject(
             fact("The support desk is staffed 8:00-18:00 CET.", "COMPANY"),
             "The support desk is staffed 8:00-18:00 CET.",
         )
+
+
+def test_a_first_person_statement_is_restated_by_the_model_and_must_keep_every_term() -> None:
+    copied = fact("Every Thursday I run the stock count.")
+    restated = restate(RecordingLLM('{"statement": "The user runs the stock count every Thursday."}'), copied)
+    assert checked(restated, "Every Thursday I run the stock count.").statement == restated.statement
+    with pytest.raises(FirstPerson, match="lost: everi, thursday"):
+        restate(RecordingLLM('{"statement": "The user runs the stock count."}'), copied)
+    with pytest.raises(FirstPerson):
+        restate(RecordingLLM("not json"), copied)
+    llm = RecordingLLM('{"statement": "Das Unternehmen schließt das Lager samstags."}')
+    assert restate(llm, fact("Wir schließen das Lager samstags.", "COMPANY"), "de").target == "COMPANY"
+    assert '"Das Unternehmen"' in llm.calls[0][0].content  # the language's own subjects

@@ -51,8 +51,8 @@ def test_the_committed_weights_report_their_training_set_and_threshold() -> None
 
 def test_every_spelling_of_yes_counts_and_a_model_without_log_probabilities_answers_in_json() -> None:
     assert asked_probability(YesNoLLM(0.6), "note that I'm left-handed") == pytest.approx(0.6)
-    assert asked_probability(RecordingLLM('{"asked": true}'), "note that I'm left-handed") == 1.0
-    assert asked_probability(RecordingLLM('{"asked": false}'), "I'm left-handed") == 0.0
+    assert asked_probability(RecordingLLM('{"answer": true}'), "note that I'm left-handed") == 1.0
+    assert asked_probability(RecordingLLM('{"answer": false}'), "I'm left-handed") == 0.0
     with pytest.raises(LLMError):
         asked_probability(RecordingLLM("not json"), "I'm left-handed")
 
@@ -75,10 +75,11 @@ def test_a_sensitive_line_is_withheld_unless_the_message_asks_to_keep_it(
 
 
 def test_a_model_nobody_calibrated_withholds_nothing_and_a_json_answer_counts_at_one_half(embed) -> None:  # type: ignore[no-untyped-def]
-    gates = MemoryGates(0.4, 0.8, {"qwen2.5-coder-1.5b": 0.8})
+    gates = MemoryGates(0.4, 0.8, {"qwen2.5-coder-1.5b": 0.8}, 0.2)
     uncalibrated = YesNoLLM(0.1)
     uncalibrated.label = "llama.cpp · some-other-model"
     assert gates.asked_threshold(uncalibrated) is None
     assert not SensitiveGate(embed, lambda: uncalibrated, gates).withheld("the message", "The user has epilepsy.")
-    assert gates.asked_threshold(RecordingLLM('{"asked": false}')) == 0.5
-    assert SensitiveGate(embed, lambda: RecordingLLM('{"asked": false}'), gates).withheld("x", "The user has epilepsy.")
+    assert gates.asked_threshold(RecordingLLM('{"answer": false}')) == 0.5
+    answers_no = RecordingLLM('{"answer": false}')
+    assert SensitiveGate(embed, lambda: answers_no, gates).withheld("x", "The user has epilepsy.")
