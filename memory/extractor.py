@@ -276,8 +276,9 @@ def _about_user_or_company(statement: str, target: str, message: str, lang: str 
     if target == "COMPANY" and _speaks_for_company(message, lang):
         return True
     first = _WORD.match(statement)
-    name = first.group() if first else ""
-    return target == "COMPANY" and name[:1].isupper() and name.lower() != "the" and name in message
+    name = first.group().removesuffix("'s").removesuffix("’s") if first else ""
+    # A name, not a word any sentence may start with ("There's talk of moving …"): not a stop word.
+    return target == "COMPANY" and name[:1].isupper() and bool(tokenize(name, lang)) and name in message
 
 
 RESTATE_PROMPT = """Rewrite the sentence a user wrote about themselves or their company as a statement in the \

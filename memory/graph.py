@@ -6,10 +6,10 @@ extract   the LLM lists the message's lasting facts as third-person statements, 
           (JSON-schema constrained; memory/extractor.py), each checked: nothing the user did not say,
           third person, no secret, sensitive only when asked
 dedup     against the target file's entries: repeat → skip, new value of a known fact → replace (rules
-          and embeddings, memory/dedup.py); a new line near an entry that the rules did not settle is
-          put to the model beside it: the same fact, a change of it, or another fact; a replacement
-          the rules chose is put to it too, and a rewording it calls the same fact is skipped; a line
-          that changes no stored fact must be a lasting one (memory/lasting_gate.py)
+          and embeddings, memory/dedup.py); a new line near an entry that the rules did not settle, or
+          that the rules would replace it with, is put to the model beside it: the same fact in other
+          words (memory/same_fact.py; skipped), a change of it, or another fact; a line that changes no
+          stored fact must be a lasting one (memory/lasting_gate.py)
 write     atomic edits of USER_MEMORY.md / COMPANY_MEMORY.md under a file lock; a replaced line goes
           to the file's dated History section
 
@@ -31,6 +31,7 @@ from memory.extractor import FirstPerson, Rejected, checked, extract, relation, 
 from memory.fact_gate import FactGate
 from memory.lasting_gate import NOT_LASTING, LastingGate
 from memory.markdown_store import MemoryFile
+from memory.same_fact import same_probability, same_threshold
 from memory.sensitive_gate import WITHHELD, MemoryGates, SensitiveGate
 from providers.llm.base import LLM, LLMError
 
@@ -61,6 +62,7 @@ class MemoryGraph:
     ) -> None:
         self._gate = FactGate(embed, gates.fact)
         self._lasting = LastingGate(embed, gates.lasting)
+        self._same_thresholds = gates.same
         self._sensitive = SensitiveGate(embed, llm_factory, gates)
         self._llm_factory = llm_factory
         self._embed = embed
@@ -137,25 +139,14 @@ class MemoryGraph:
         for candidate in state["candidates"]:
             fact = candidate["fact"]
             result = compare(fact.statement, known[fact.target], self._embed, self._related_similarity)
-            if (
-                result.action == "add"
-                and result.nearest
-                and result.similarity >= self._update_similarity
-                and not different_slots(fact.statement, result.nearest)
-            ):
-                judged = relation(self._llm_factory(), result.nearest, fact.statement)
-                if judged == "same":
-                    result = DedupResult(action="duplicate", match=result.nearest, similarity=result.similarity)
-                elif judged == "replaces":
-                    result = DedupResult(action="replace", match=result.nearest, similarity=result.similarity)
-            elif (
+            near = result.match if result.action == "replace" else result.nearest
+            # The rules replace an entry when the new line has words the old one lacks, which a rewording
+            # also has ("HQ" → "head office"); a near entry they did not settle may be either.
+            if near and (
                 result.action == "replace"
-                and result.match
-                # The rules replace an entry when the new line has words the old one lacks, which a
-                # rewording also has ("HQ" → "head office"): the model may still call it the same fact.
-                and relation(self._llm_factory(), result.match, fact.statement) == "same"
+                or (result.similarity >= self._update_similarity and not different_slots(fact.statement, near))
             ):
-                result = DedupResult(action="duplicate", match=result.match, similarity=result.similarity)
+                result = self._judged(result, near, fact.statement)
             if result.action == "duplicate":
                 skipped.append(MemorySkip(text=fact.statement, reason=f"already remembered: {result.match}"))
                 continue
@@ -170,6 +161,27 @@ class MemoryGraph:
             known[fact.target].append(fact.statement)
             kept.append(candidate)
         return {"candidates": kept, "skipped": skipped}
+
+    def _judged(self, result: DedupResult, old: str, new: str) -> DedupResult:
+        """The model's reading of a new line beside a stored one: the same fact (nothing is written), a
+        change of it (replaced) or, for a line the rules would add, another fact. Whether it is the same
+        is asked as entailment both ways where the model is calibrated for it (memory/same_fact.py),
+        else as part of `relation`."""
+        llm = self._llm_factory()
+        duplicate = DedupResult(action="duplicate", match=old, similarity=result.similarity)
+        replace = DedupResult(action="replace", match=old, similarity=result.similarity)
+        threshold = same_threshold(llm, self._same_thresholds)
+        if threshold is None:
+            judged = relation(llm, old, new)
+            return duplicate if judged == "same" else replace if judged == "replaces" else result
+        try:
+            if same_probability(llm, old, new) >= threshold:
+                return duplicate
+        except LLMError:
+            pass  # not the same, then: a line added or replaced is shown and can be undone
+        if result.action == "replace":
+            return result
+        return replace if relation(llm, old, new) in ("same", "replaces") else result
 
     def _write(self, state: MemoryState) -> MemoryState:
         writes: list[MemoryWrite] = []

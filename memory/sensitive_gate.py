@@ -21,7 +21,7 @@ import numpy as np
 
 from core.settings import Settings
 from memory.fact_gate import GateWeights
-from memory.yes_no import answers_by_logprobs, yes_probability
+from memory.yes_no import calibrated_threshold, yes_probability
 from providers.llm.base import LLM, LLMError
 
 SENSITIVE_WEIGHTS = Path(__file__).with_name("sensitive_weights.json")
@@ -41,6 +41,7 @@ class MemoryGates:
     sensitive: float
     asked: dict[str, float]  # model name → P(Yes) threshold
     lasting: float  # memory/lasting_gate.py
+    same: dict[str, float]  # model name → threshold of memory/same_fact.py
 
     @classmethod
     def from_settings(cls, settings: Settings) -> MemoryGates:
@@ -49,15 +50,13 @@ class MemoryGates:
             settings.memory_sensitive_threshold,
             settings.memory_asked_thresholds,
             settings.memory_lasting_threshold,
+            settings.memory_same_thresholds,
         )
 
     def asked_threshold(self, llm: LLM) -> float | None:
         """The P(Yes) threshold for this model: its calibrated one, 0.5 for a yes-or-no JSON answer, None
         for a model with log-probabilities nobody calibrated (it then withholds nothing)."""
-        if not answers_by_logprobs(llm):
-            return 0.5
-        label = llm.label.lower()
-        return next((threshold for name, threshold in self.asked.items() if name.lower() in label), None)
+        return calibrated_threshold(llm, self.asked, for_json=0.5)
 
 
 def asked_probability(llm: LLM, message: str) -> float:

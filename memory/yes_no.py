@@ -21,6 +21,16 @@ def answers_by_logprobs(llm: LLM) -> bool:
     return llm.constrains and llm.gives_logprobs
 
 
+def calibrated_threshold(llm: LLM, thresholds: dict[str, float], for_json: float) -> float | None:
+    """The P(Yes) threshold of this model, from `thresholds` (model name → threshold; the name is looked
+    for in the model's label); `for_json` for a model that answers in JSON; None for a model with
+    log-probabilities nobody calibrated (the judgment is then not made on it)."""
+    if not answers_by_logprobs(llm):
+        return for_json
+    label = llm.label.lower()
+    return next((value for name, value in thresholds.items() if name.lower() in label), None)
+
+
 def yes_probability(llm: LLM, instruction: str, text: str) -> float:
     """P("Yes") of the model's first answer token to `instruction` about `text`, Yes and No only, or the
     JSON answer as 1.0 / 0.0. Raises LLMError."""

@@ -142,3 +142,13 @@ def test_a_first_person_statement_is_restated_by_the_model_and_must_keep_every_t
     llm = RecordingLLM('{"statement": "Das Unternehmen schließt das Lager samstags."}')
     assert restate(llm, fact("Wir schließen das Lager samstags.", "COMPANY"), "de").target == "COMPANY"
     assert '"Das Unternehmen"' in llm.calls[0][0].content  # the language's own subjects
+
+
+def test_a_company_line_may_start_with_the_company_s_name_but_not_with_any_capitalised_word() -> None:
+    named = fact("Kovac Logistics invoices customers monthly.", "COMPANY")
+    assert checked(named, "Kovac Logistics invoices customers monthly.").target == "COMPANY"
+    with pytest.raises(Rejected, match="not about you or your company"):
+        checked(
+            fact("There's a plan to move the warehouse to Ghent.", "COMPANY"),
+            "There's a plan to move the warehouse to Ghent.",
+        )
