@@ -37,6 +37,8 @@ _TOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("a JSON web token", re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*")),
     ("a bearer token", re.compile(r"\bbearer\s+[A-Za-z0-9._\-]{16,}", re.IGNORECASE)),
     ("a social security number", re.compile(r"\b\d{3}-\d{2}-\d{4}\b")),
+    # user:password@ in a URL: database connection strings, git remotes, proxies ("postgres://app:Xq7@db:5432/")
+    ("a password in a URL", re.compile(r"\b[a-z][a-z0-9+.\-]*://[^\s/:@]+:[^\s/@]+@", re.IGNORECASE)),
 ]
 
 # A long run mixing letters and digits with no spaces: how generated keys and tokens look.

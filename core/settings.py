@@ -464,6 +464,14 @@ class MemorySettings(BaseModel):
         "which the line is not written (a mood, a maybe, a one-off); set for precision (cross-validated: 0.96 of "
         "the lines dropped are not lasting; scripts/train_lasting_gate.py).",
     )
+    memory_preference_threshold: float = Field(
+        default=0.4,
+        ge=0.0,
+        le=1.0,
+        description="P(a message states how the user wants to be answered from now on), from MiniLM vectors, from "
+        "which a message the memory model found no fact in is put to it again for that wish (cross-validated "
+        "precision 0.97, recall 0.69; scripts/train_preference_gate.py).",
+    )
     memory_same_thresholds: dict[str, float] = Field(
         default={"qwen2.5-coder-1.5b": 0.6, "qwen2.5-coder-0.5b": 0.35},
         description="Per model (a name its label holds): mean P(Yes) of 'one line implies the other', both ways, from "

@@ -292,7 +292,7 @@ Sentence: We close the books on the third working day.
 Sentence: {user} sits in our Madrid office.
 {{"statement": "{user} sits in {company_lower}'s Madrid office."}}"""
 
-RESTATE_SCHEMA: dict[str, Any] = {
+STATEMENT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {"statement": {"type": "string"}},
     "required": ["statement"],
@@ -307,16 +307,11 @@ def restate(llm: LLM, fact: MemoryFact, lang: str = "en") -> MemoryFact:
     "I" or "we" (the 0.5B copies "We deploy every release with Terraform." as it is); see `checked`."""
     user, company = STATEMENT_SUBJECTS[statement_language(lang)]
     prompt = RESTATE_PROMPT.format(user=user, company=company, company_lower=company[0].lower() + company[1:])
-    messages = [
-        ChatMessage(role="system", content=prompt),
-        ChatMessage(role="user", content=f"Sentence: {fact.statement}"),
-    ]
     try:
-        reply = json.loads(llm.complete_json(messages, RESTATE_SCHEMA, max_tokens=80))
-    except (LLMError, ValueError) as exc:
+        statement = _one_statement(llm, prompt, f"Sentence: {fact.statement}")
+    except Rejected as exc:
         raise FirstPerson(f"it is not a third-person statement (restating it failed: {exc})") from exc
-    statement = reply.get("statement") if isinstance(reply, dict) else None
-    if not isinstance(statement, str) or not statement.strip():
+    if not statement:
         raise FirstPerson("it is not a third-person statement")
     lang = statement_language(lang)
     pronouns = set(tokenize(f"{FIRST_PERSON[lang]} {FIRST_PERSON['en']}", lang))
@@ -326,6 +321,36 @@ def restate(llm: LLM, fact: MemoryFact, lang: str = "en") -> MemoryFact:
     if lost:  # the 0.5B restated "Every Thursday I run the stock count." as "The user runs the stock count."
         raise FirstPerson(f"it is not a third-person statement (restated, it lost: {', '.join(sorted(lost))})")
     return MemoryFact(target=fact.target, statement=statement)
+
+
+STANDING_WISH_PROMPT = """A user's message may say how they want to be answered from now on: format, length, \
+order, language, units, tone. Write that lasting wish as one statement in the third person starting with \
+"{user}", in the message's language, keeping every detail. A request about the current answer only, or no \
+wish at all, gives an empty statement.
+
+Message: From now on, skip the greeting and start with the figure.
+{{"statement": "{user} wants answers to skip the greeting and start with the figure."}}
+Message: can you make that one shorter?
+{{"statement": ""}}"""
+
+
+def standing_wish(llm: LLM, message: str, lang: str = "en") -> list[MemoryFact]:
+    """The standing wish about answers that `message` states, as a USER line (none when the model finds
+    none), for a message `extract` found nothing in; see `checked` before writing it."""
+    user, _ = STATEMENT_SUBJECTS[statement_language(lang)]
+    statement = _one_statement(llm, STANDING_WISH_PROMPT.format(user=user), f"Message: {message}")
+    return [MemoryFact(target="USER", statement=statement)] if statement else []
+
+
+def _one_statement(llm: LLM, prompt: str, text: str) -> str:
+    """The statement the model writes for `text` under `prompt` ("" for none). Raises Rejected."""
+    messages = [ChatMessage(role="system", content=prompt), ChatMessage(role="user", content=text)]
+    try:
+        reply = json.loads(llm.complete_json(messages, STATEMENT_SCHEMA, max_tokens=80))
+    except (LLMError, ValueError) as exc:
+        raise Rejected(f"the memory model failed ({exc})") from exc
+    statement = reply.get("statement") if isinstance(reply, dict) else None
+    return statement.strip() if isinstance(statement, str) else ""
 
 
 RELATION_PROMPT = """Two lines of a memory file about a user or their company. Say whether the NEW line \

@@ -3,8 +3,9 @@
 screen    the secret veto on the whole message (a message holding a secret never reaches the model),
           then the gate (memory/fact_gate.py): a message that holds no lasting fact costs no model call
 extract   the LLM lists the message's lasting facts as third-person statements, each with its file
-          (JSON-schema constrained; memory/extractor.py), each checked: nothing the user did not say,
-          third person, no secret, sensitive only when asked
+          (JSON-schema constrained; memory/extractor.py); where it lists none and the message states
+          how the user wants answers (memory/preference_gate.py), it is asked for that wish; each
+          checked: nothing the user did not say, third person, no secret, sensitive only when asked
 dedup     against the target file's entries: repeat → skip, new value of a known fact → replace (rules
           and embeddings, memory/dedup.py); a new line near an entry that the rules did not settle, or
           that the rules would replace it with, is put to the model beside it: the same fact in other
@@ -27,10 +28,11 @@ from langgraph.graph import END, START, StateGraph
 from core.schemas import MemoryFact, MemoryOutcome, MemorySkip, MemoryWrite
 from core.secrets import find_secret
 from memory.dedup import DedupResult, compare, different_slots
-from memory.extractor import FirstPerson, Rejected, checked, extract, relation, restate
+from memory.extractor import FirstPerson, Rejected, checked, extract, relation, restate, standing_wish
 from memory.fact_gate import FactGate
 from memory.lasting_gate import NOT_LASTING, LastingGate
 from memory.markdown_store import MemoryFile
+from memory.preference_gate import PreferenceGate
 from memory.same_fact import same_probability, same_threshold
 from memory.sensitive_gate import WITHHELD, MemoryGates, SensitiveGate
 from providers.llm.base import LLM, LLMError
@@ -62,6 +64,7 @@ class MemoryGraph:
     ) -> None:
         self._gate = FactGate(embed, gates.fact)
         self._lasting = LastingGate(embed, gates.lasting)
+        self._preference = PreferenceGate(embed, gates.preference)
         self._same_thresholds = gates.same
         self._sensitive = SensitiveGate(embed, llm_factory, gates)
         self._llm_factory = llm_factory
@@ -98,6 +101,8 @@ class MemoryGraph:
         skipped = list(state["skipped"])
         try:
             facts = extract(self._model(), message, lang)
+            if not facts and self._preference.states_preference(message):
+                facts = standing_wish(self._model(), message, lang)
         except Rejected as rejected:
             return {"candidates": [], "skipped": [*skipped, MemorySkip(text=message[:80], reason=str(rejected))]}
         if not facts:

@@ -42,6 +42,7 @@ class MemoryGates:
     asked: dict[str, float]  # model name → P(Yes) threshold
     lasting: float  # memory/lasting_gate.py
     same: dict[str, float]  # model name → threshold of memory/same_fact.py
+    preference: float  # memory/preference_gate.py
 
     @classmethod
     def from_settings(cls, settings: Settings) -> MemoryGates:
@@ -51,6 +52,7 @@ class MemoryGates:
             settings.memory_asked_thresholds,
             settings.memory_lasting_threshold,
             settings.memory_same_thresholds,
+            settings.memory_preference_threshold,
         )
 
     def asked_threshold(self, llm: LLM) -> float | None:

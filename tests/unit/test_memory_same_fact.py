@@ -55,7 +55,7 @@ def embed():  # type: ignore[no-untyped-def]
 def run(embed, tmp_path: Path, llm: ScriptedLLM) -> tuple[list[str], list[str]]:  # type: ignore[no-untyped-def]
     files = memory_files(tmp_path)
     files["COMPANY"].add(STORED)
-    gates = MemoryGates(0.2, 0.8, {}, 0.3, {"qwen2.5-coder-1.5b": 0.5})
+    gates = MemoryGates(0.2, 0.8, {}, 0.3, {"qwen2.5-coder-1.5b": 0.5}, 0.4)
     outcome = MemoryGraph(lambda: llm, embed, files, 0.75, gates, 0.5).run("Our head office is in Aarhus.")
     return [w.action for w in outcome.writes], files["COMPANY"].entries()
 

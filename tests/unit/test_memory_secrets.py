@@ -33,6 +33,8 @@ from core.secrets import find_secret
         ("2FA recovery codes: 4KD9-PL2M-88QZ", "a recovery code"),
         ("Spare login key 5TRW-K2J9-0PLA for the VPN", "what looks like a code or key"),
         ("the door code is 4417", "a door code"),
+        ("reporting DB: postgresql://etl_user:Winter-42@db.internal:5432/dw", "a password in a URL"),
+        ("clone from https://deploy:s3cr3t@git.example.org/ops.git", "a password in a URL"),
     ],
 )
 def test_secrets_are_found(text: str, kind: str | None) -> None:
@@ -56,6 +58,8 @@ def test_secrets_are_found(text: str, kind: str | None) -> None:
         "Our office zip code is 75001 and the dress code is casual.",
         "I handle the recovery of overdue invoices.",
         "Part X-7734 fits the 2019 compressor.",
+        "Our wiki is at https://wiki.example.org/finance and the DB host is db.internal:5432.",
+        "Mail me at anna@example.org about the https://example.org/form link.",
     ],
 )
 def test_ordinary_facts_are_not_secrets(text: str) -> None:

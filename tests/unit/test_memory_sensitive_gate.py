@@ -75,7 +75,7 @@ def test_a_sensitive_line_is_withheld_unless_the_message_asks_to_keep_it(
 
 
 def test_a_model_nobody_calibrated_withholds_nothing_and_a_json_answer_counts_at_one_half(embed) -> None:  # type: ignore[no-untyped-def]
-    gates = MemoryGates(0.4, 0.8, {"qwen2.5-coder-1.5b": 0.8}, 0.2, {})
+    gates = MemoryGates(0.4, 0.8, {"qwen2.5-coder-1.5b": 0.8}, 0.2, {}, 0.4)
     uncalibrated = YesNoLLM(0.1)
     uncalibrated.label = "llama.cpp · some-other-model"
     assert gates.asked_threshold(uncalibrated) is None
