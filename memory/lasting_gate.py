@@ -21,7 +21,7 @@ import numpy as np
 from memory.fact_gate import GateWeights
 
 LASTING_WEIGHTS = Path(__file__).with_name("lasting_weights.json")
-NOT_LASTING = "it is not a lasting fact (a mood, a maybe, or true only for now)"
+NOT_LASTING = "it is not a lasting fact: a mood, a maybe, or true only for now"
 
 
 class LastingGate:

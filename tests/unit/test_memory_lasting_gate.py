@@ -9,12 +9,14 @@ from pathlib import Path
 
 import pytest
 
+from core.schemas import MemoryOutcome, MemorySkip
 from core.settings import get_settings
 from memory.graph import MemoryGraph
 from memory.lasting_gate import LASTING_WEIGHTS, NOT_LASTING, LastingGate
 from memory.markdown_store import memory_files
 from memory.sensitive_gate import MemoryGates
 from providers.embedder import Embedder
+from rag.messages import memory_note
 from scripts.train_lasting_gate import DATA
 from scripts.train_router import load
 from tests.recording_llm import RecordingLLM
@@ -83,3 +85,9 @@ def test_a_line_that_changes_a_stored_fact_is_not_put_to_the_gate(embed, tmp_pat
     [write] = graph.run(message).writes
     assert (write.action, write.replaced) == ("replaced", "The user lives in Hannover.")
     assert files["USER"].entries() == [line]
+
+
+def test_the_reply_says_why_a_mood_was_not_noted() -> None:
+    outcome = MemoryOutcome(skipped=[MemorySkip(text="The user is tired today.", reason=NOT_LASTING)])
+    assert memory_note(outcome, "en") == f"Nothing to remember ({NOT_LASTING})."
+    assert "(" not in NOT_LASTING  # one pair of brackets in the reply
