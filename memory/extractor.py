@@ -305,7 +305,8 @@ _STEM_PREFIX = 4  # a verb takes another ending with its new subject: the terms 
 def restate(llm: LLM, fact: MemoryFact, lang: str = "en") -> MemoryFact:
     """The fact's statement rewritten in the third person by the model, for one that kept the user's
     "I" or "we" (the 0.5B copies "We deploy every release with Terraform." as it is); see `checked`."""
-    user, company = STATEMENT_SUBJECTS[statement_language(lang)]
+    lang = statement_language(lang)
+    user, company = STATEMENT_SUBJECTS[lang]
     prompt = RESTATE_PROMPT.format(user=user, company=company, company_lower=company[0].lower() + company[1:])
     try:
         statement = _one_statement(llm, prompt, f"Sentence: {fact.statement}")
@@ -313,7 +314,6 @@ def restate(llm: LLM, fact: MemoryFact, lang: str = "en") -> MemoryFact:
         raise FirstPerson(f"it is not a third-person statement (restating it failed: {exc})") from exc
     if not statement:
         raise FirstPerson("it is not a third-person statement")
-    lang = statement_language(lang)
     pronouns = set(tokenize(f"{FIRST_PERSON[lang]} {FIRST_PERSON['en']}", lang))
     kept = {term[:_STEM_PREFIX] for term in tokenize(statement, lang)}
     terms = set(tokenize(fact.statement, lang)) - pronouns - _SUBJECT_TERMS

@@ -20,14 +20,13 @@ import json
 import numpy as np
 
 from bench.answerability_signals import auc
-from core.linear_probe import fit
 from core.settings import PROJECT_ROOT, get_settings
-from memory.fact_gate import GateWeights
 from memory.lasting_gate import LASTING_WEIGHTS
 from memory.yes_no import yes_probability
 from providers.embedder import Embedder
+from scripts.memory_gates import packaged_llm, write_gate
 from scripts.train_fact_gate import scores as rates
-from scripts.train_router import L2, cross_validated, load
+from scripts.train_router import cross_validated, load
 
 DATA = PROJECT_ROOT / "eval" / "datasets" / "memory_lasting" / "lines.jsonl"
 THRESHOLDS = (0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5)
@@ -70,13 +69,9 @@ def main() -> None:
     alone = measured(cross_validated(lines, lasting), lasting)
     print(json.dumps({**report, "line_and_message": measured(cross, lasting), "line_alone": alone}, indent=1))
     if not args.check:
-        w, b = fit(x, lasting, L2)
-        GateWeights(w, b).save(LASTING_WEIGHTS, report)
-        print(f"wrote {LASTING_WEIGHTS.relative_to(PROJECT_ROOT)}")
+        write_gate(x, lasting, LASTING_WEIGHTS, report)
     if args.model:
-        from ragchat.application import App
-
-        llm = App(settings.model_copy(update={"llm_provider": "llamacpp", "llm_model": args.model})).llm()
+        llm = packaged_llm(settings, args.model)
         asked = [yes_probability(llm, MODEL_PROMPT, f"Message: {r['message']}\nLine: {r['line']}") for r in rows]
         print(json.dumps({args.model: measured(np.array(asked), lasting)}, indent=1))
 

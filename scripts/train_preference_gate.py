@@ -19,13 +19,12 @@ import json
 import numpy as np
 
 from bench.answerability_signals import auc
-from core.linear_probe import fit
 from core.settings import PROJECT_ROOT, get_settings
-from memory.fact_gate import GateWeights
 from memory.preference_gate import PREFERENCE_WEIGHTS
 from providers.embedder import Embedder
+from scripts.memory_gates import write_gate
 from scripts.train_fact_gate import scores as rates
-from scripts.train_router import L2, cross_validated, load
+from scripts.train_router import cross_validated, load
 
 DATA = PROJECT_ROOT / "eval" / "datasets"
 PREFERENCE_KINDS = {"answer_preference", "standing_instruction"}
@@ -67,9 +66,7 @@ def main() -> None:
     for t in THRESHOLDS:
         print(f"  P >= {t}: {rates(truth, p >= t, 'preference')}")
     if not args.check:
-        w, b = fit(x, truth, L2)
-        GateWeights(w, b).save(PREFERENCE_WEIGHTS, report)
-        print(f"wrote {PREFERENCE_WEIGHTS.relative_to(PROJECT_ROOT)}")
+        write_gate(x, truth, PREFERENCE_WEIGHTS, report)
 
 
 if __name__ == "__main__":

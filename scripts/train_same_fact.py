@@ -21,6 +21,7 @@ from bench.answerability_signals import auc
 from core.settings import PROJECT_ROOT, get_settings
 from memory.extractor import relation
 from memory.same_fact import same_probability
+from scripts.memory_gates import packaged_llm
 from scripts.train_fact_gate import scores as rates
 from scripts.train_router import load
 
@@ -32,10 +33,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", required=True, help="the packaged llama.cpp model")
     args = parser.parse_args()
-    from ragchat.application import App
-
     settings = get_settings()
-    llm = App(settings.model_copy(update={"llm_provider": "llamacpp", "llm_model": args.model})).llm()
+    llm = packaged_llm(settings, args.model)
     rows = load(DATA)
     same = np.array([bool(r["same"]) for r in rows])
     p = np.array([same_probability(llm, r["old"], r["new"]) for r in rows])

@@ -20,13 +20,12 @@ import json
 import numpy as np
 
 from bench.answerability_signals import auc
-from core.linear_probe import fit
 from core.settings import PROJECT_ROOT, get_settings
-from memory.fact_gate import GateWeights
 from memory.sensitive_gate import SENSITIVE_WEIGHTS, asked_probability
 from providers.embedder import Embedder
+from scripts.memory_gates import packaged_llm, write_gate
 from scripts.train_fact_gate import scores as rates
-from scripts.train_router import L2, cross_validated, load
+from scripts.train_router import cross_validated, load
 
 DATA = PROJECT_ROOT / "eval" / "datasets" / "memory_sensitive"
 ASKED_THRESHOLDS = (0.5, 0.7, 0.8, 0.85, 0.9, 0.95)
@@ -50,13 +49,9 @@ def main() -> None:
     }
     print(json.dumps(report, indent=1))
     if not args.check:
-        w, b = fit(x, y, L2)
-        GateWeights(w, b).save(SENSITIVE_WEIGHTS, report)
-        print(f"wrote {SENSITIVE_WEIGHTS.relative_to(PROJECT_ROOT)}")
+        write_gate(x, y, SENSITIVE_WEIGHTS, report)
     if args.asked_model:
-        from ragchat.application import App
-
-        llm = App(settings.model_copy(update={"llm_provider": "llamacpp", "llm_model": args.asked_model})).llm()
+        llm = packaged_llm(settings, args.asked_model)
         requests = load(DATA / "requests.jsonl")
         truth = np.array([bool(r["asked"]) for r in requests])
         scores = np.array([asked_probability(llm, r["text"]) for r in requests])
