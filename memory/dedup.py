@@ -6,7 +6,8 @@ true repeat "…on Fridays at 10 AM" (0.959). So similarity finds the entry the 
 the words decide: nothing new → duplicate, new words (a day, a place, a tool) → the old entry is
 replaced. Some facts hold one value at a time (a person's role, where they live) although the
 sentences share few words ("User is a Project Finance Analyst." vs "User moved to the risk team.",
-similarity 0.33): those are matched by slot.
+similarity 0.33; "The user now reports to Gustavo Reyes." vs "The user reports to Petra Novak.", 0.42,
+the names outweighing the rest): those are matched by slot.
 """
 
 from __future__ import annotations
@@ -32,14 +33,15 @@ _JOB = (
 )
 _SLOTS: dict[str, re.Pattern[str]] = {
     "role": re.compile(
-        rf"^user (is (now )?(an? |the )?([\w-]+ ){{0,4}}{_JOB}|works as\b|'s (role|job|title|position) |"
-        r"(was |has been |got )?promoted\b)"
+        rf"^user( (is (now )?(an? |the )?([\w-]+ ){{0,4}}{_JOB}|works as\b|(was |has been |got )?promoted\b)|"
+        r"'s (role|job|title|position) )"
     ),
     "team": re.compile(
-        r"^user (works (in|on|for) the\b|is (in|on|part of) the\b|'s team\b|"
-        r"(moved to|joined|(was |has been )?transferred to) the\b)"
+        r"^user( (works (in|on|for) the\b|is (in|on|part of) the\b|(moved to|joined|(was |has been )?transferred to) "
+        r"the\b)|'s team\b)"
     ),
     "employer": re.compile(r"^user (works (for|at) (?!the\b)|is employed by|joined (?!the\b))"),
+    "manager": re.compile(r"^user( (now )?reports (directly )?to\b|'s (line |direct )?(manager|boss|supervisor) )"),
     "home": re.compile(r"^user (lives|is based|is located|resides|relocated|moved to (?!the\b))"),
     "headquarters": re.compile(r"^company (is headquartered|is based|'s headquarters|has its headquarters)"),
 }
@@ -56,12 +58,26 @@ class DedupResult(BaseModel):
     nearest: str | None = None  # for "add": the closest entry (whose similarity is `similarity`)
 
 
+_CLOCK_12H = re.compile(r"\b(1[0-2]|0?[1-9])(?:[:.]([0-5]\d))?\s*([ap])\.?\s?m\b\.?", re.IGNORECASE)
+
+
+def canonical_times(text: str) -> str:
+    """Clock times on the 24-hour clock ("5 pm" → "17:00", "9.30am" → "09:30"), so that a fact said
+    with the other clock reads as the same fact to the rules and to the model."""
+
+    def clock(match: re.Match[str]) -> str:
+        hour = int(match.group(1)) % 12 + (12 if match.group(3).lower() == "p" else 0)
+        return f"{hour:02d}:{match.group(2) or '00'}"
+
+    return _CLOCK_12H.sub(clock, text)
+
+
 def normalize(text: str) -> str:
     return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
 
 
 def significant_terms(text: str) -> set[str]:
-    return {t for t in tokenize(text) if t not in _LIGHT_TERMS}
+    return {t for t in tokenize(canonical_times(text)) if t not in _LIGHT_TERMS}
 
 
 def _subject_first(entry: str) -> str:

@@ -168,6 +168,10 @@ class FirstPerson(Rejected):
     """The statement kept the user's own first-person words."""
 
 
+class NotAbout(Rejected):
+    """The statement's subject is neither the user nor the company ("The busiest month is December.")."""
+
+
 def extract(llm: LLM, message: str, lang: str = "en") -> list[MemoryFact]:
     """The model's facts for `message` (written in `lang`), as it wrote them (see `checked` before
     writing one)."""
@@ -189,7 +193,7 @@ _WORD = re.compile(r"[^\W\d_][\w'’-]*")
 # The statements' own subject words, which the message does not say ("The user", "L'utilisateur").
 _SUBJECTS = {word.lower() for pair in STATEMENT_SUBJECTS.values() for subject in pair for word in subject.split()}
 _SUBJECTS |= {"user's", "company's", "nutzers", "unternehmens"}
-_SUBJECT_TERMS = {term for word in _SUBJECTS for lang in STATEMENT_SUBJECTS for term in tokenize(word, lang)}
+SUBJECT_TERMS = {term for word in _SUBJECTS for lang in STATEMENT_SUBJECTS for term in tokenize(word, lang)}
 
 
 @functools.lru_cache
@@ -199,6 +203,8 @@ def _first_person(langs: frozenset[str]) -> re.Pattern[str]:
 
 
 _detector = LanguageDetector()
+# "us", matched as written: in capitals it is the country ("the company's US office").
+_US = re.compile(r"\bus\b")
 
 
 def _keeps_first_person(statement: str, lang: str) -> bool:
@@ -206,7 +212,7 @@ def _keeps_first_person(statement: str, lang: str) -> bool:
     "Wir haben unseren Hauptsitz in Stuttgart." under an English hint); not of every language, where
     "eu" or "io" are English words ("the company's EU entities")."""
     langs = frozenset({"en", statement_language(lang), statement_language(_detector(statement))})
-    return bool(_first_person(langs).search(statement.lower()))
+    return bool(_first_person(langs).search(statement.lower()) or _US.search(statement))
 
 
 def checked(fact: MemoryFact, message: str, lang: str = "en") -> MemoryFact:
@@ -234,7 +240,7 @@ def checked(fact: MemoryFact, message: str, lang: str = "en") -> MemoryFact:
     if not _said_not_asked(statement, message, lang):
         raise Rejected("it is what the message asks, not what it says")
     if not _about_user_or_company(statement, fact.target, message, lang):
-        raise Rejected("it is not about you or your company")
+        raise NotAbout("it is not about you or your company")
     if secret := find_secret(statement):
         raise Rejected(f"it holds {secret}")
     target = fact.target
@@ -243,6 +249,17 @@ def checked(fact: MemoryFact, message: str, lang: str = "en") -> MemoryFact:
     elif statement.lower().startswith(_COMPANY_SUBJECTS):
         target = "COMPANY"
     return MemoryFact(target=target, statement=statement)
+
+
+def as_company(fact: MemoryFact, lang: str = "en") -> MemoryFact:
+    """The fact with the company as its subject in place of the user ("L'utilisateur utilise Teams." →
+    "L'entreprise utilise Teams."), for a line the model filed under the user that restates what the
+    message said of the company (memory/speaker.py)."""
+    user, company = STATEMENT_SUBJECTS[statement_language(lang)]
+    for old, new in ((user, company), *STATEMENT_SUBJECTS.values()):
+        if fact.statement.lower().startswith(old.lower()):
+            return MemoryFact(target="COMPANY", statement=new + fact.statement[len(old) :])
+    return fact
 
 
 # A question's own clause: the last part of a sentence that ends in "?" ("I'm based in Lyon, what are the
@@ -258,7 +275,7 @@ def _said_not_asked(statement: str, message: str, lang: str) -> bool:
     if "?" not in message:
         return True
     said = set(tokenize(_ASKED.sub(" ", message.replace(" - ", " — ")), lang))
-    terms = [t for t in tokenize(statement, lang) if t not in _SUBJECT_TERMS]
+    terms = [t for t in tokenize(statement, lang) if t not in SUBJECT_TERMS]
     return not terms or sum(t in said for t in terms) >= SAID_TERMS_SHARE * len(terms)
 
 
@@ -302,24 +319,51 @@ STATEMENT_SCHEMA: dict[str, Any] = {
 _STEM_PREFIX = 4  # a verb takes another ending with its new subject: the terms are compared by their start
 
 
+COMPANY_SUBJECT_PROMPT = """A statement about a company lacks its subject. Rewrite it so that it starts with \
+"{company}" or "{company}'s". Keep every other word, name and number as written, in the statement's language.
+
+Statement: The parking permits renew every January.
+{{"statement": "{company}'s parking permits renew every January."}}
+Statement: Invoices are paid within 45 days.
+{{"statement": "{company} pays invoices within 45 days."}}"""
+
+
 def restate(llm: LLM, fact: MemoryFact, lang: str = "en") -> MemoryFact:
     """The fact's statement rewritten in the third person by the model, for one that kept the user's
     "I" or "we" (the 0.5B copies "We deploy every release with Terraform." as it is); see `checked`."""
+    try:
+        return _rewritten(llm, fact, lang, RESTATE_PROMPT, "Sentence")
+    except Rejected as exc:
+        raise FirstPerson(f"it is not a third-person statement{exc}") from exc
+
+
+def with_company_subject(llm: LLM, fact: MemoryFact, lang: str = "en") -> MemoryFact:
+    """The statement of a COMPANY fact that lacks its subject ("The fiscal year ends on 31 March."),
+    rewritten by the model to start with the company; see `checked`."""
+    try:
+        return _rewritten(llm, fact, lang, COMPANY_SUBJECT_PROMPT, "Statement")
+    except Rejected as exc:
+        raise NotAbout(f"it is not about you or your company{exc}") from exc
+
+
+def _rewritten(llm: LLM, fact: MemoryFact, lang: str, template: str, label: str) -> MemoryFact:
+    """The statement as the model rewrites it under `template`, which must keep every term but the
+    pronouns and subjects; Rejected with the reason's tail (" (…)") when it fails or loses one."""
     lang = statement_language(lang)
     user, company = STATEMENT_SUBJECTS[lang]
-    prompt = RESTATE_PROMPT.format(user=user, company=company, company_lower=company[0].lower() + company[1:])
+    prompt = template.format(user=user, company=company, company_lower=company[0].lower() + company[1:])
     try:
-        statement = _one_statement(llm, prompt, f"Sentence: {fact.statement}")
+        statement = _one_statement(llm, prompt, f"{label}: {fact.statement}")
     except Rejected as exc:
-        raise FirstPerson(f"it is not a third-person statement (restating it failed: {exc})") from exc
+        raise Rejected(f" (rewriting it failed: {exc})") from exc
     if not statement:
-        raise FirstPerson("it is not a third-person statement")
-    pronouns = set(tokenize(f"{FIRST_PERSON[lang]} {FIRST_PERSON['en']}", lang))
+        raise Rejected("")
+    pronouns = set(tokenize(" ".join((FIRST_PERSON[lang], FIRST_PERSON["en"], FIRST_PERSON_PLURAL["en"])), lang))
     kept = {term[:_STEM_PREFIX] for term in tokenize(statement, lang)}
-    terms = set(tokenize(fact.statement, lang)) - pronouns - _SUBJECT_TERMS
+    terms = set(tokenize(fact.statement, lang)) - pronouns - SUBJECT_TERMS
     lost = {term for term in terms if term[:_STEM_PREFIX] not in kept}  # "schließen" → "schließt" is kept
     if lost:  # the 0.5B restated "Every Thursday I run the stock count." as "The user runs the stock count."
-        raise FirstPerson(f"it is not a third-person statement (restated, it lost: {', '.join(sorted(lost))})")
+        raise Rejected(f" (restated, it lost: {', '.join(sorted(lost))})")
     return MemoryFact(target=fact.target, statement=statement)
 
 
@@ -374,7 +418,10 @@ NEW: The user wants brief replies.
 {"relation": "same"}
 OLD: The company has 200 employees.
 NEW: The company has a site in Graz.
-{"relation": "separate"}"""
+{"relation": "separate"}
+OLD: The company keeps its files on Dropbox.
+NEW: The company moved its files from Dropbox to SharePoint last month.
+{"relation": "replaces"}"""
 
 RELATION_SCHEMA: dict[str, Any] = {
     "type": "object",

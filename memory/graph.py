@@ -27,14 +27,26 @@ from langgraph.graph import END, START, StateGraph
 
 from core.schemas import MemoryFact, MemoryOutcome, MemorySkip, MemoryWrite
 from core.secrets import find_secret
-from memory.dedup import DedupResult, compare, different_slots
-from memory.extractor import FirstPerson, Rejected, checked, extract, relation, restate, standing_wish
+from memory.dedup import DedupResult, canonical_times, compare, different_slots
+from memory.extractor import (
+    FirstPerson,
+    NotAbout,
+    Rejected,
+    as_company,
+    checked,
+    extract,
+    relation,
+    restate,
+    standing_wish,
+    with_company_subject,
+)
 from memory.fact_gate import FactGate
 from memory.lasting_gate import NOT_LASTING, LastingGate
 from memory.markdown_store import MemoryFile
 from memory.preference_gate import PreferenceGate
 from memory.same_fact import same_probability, same_threshold
 from memory.sensitive_gate import WITHHELD, MemoryGates, SensitiveGate
+from memory.speaker import owner, source_clause
 from providers.llm.base import LLM, LLMError
 
 
@@ -129,13 +141,33 @@ class MemoryGraph:
             raise Rejected(f"the memory model could not be loaded ({exc})") from exc
 
     def _checked(self, fact: MemoryFact, message: str, lang: str) -> MemoryFact:
-        """The fact checked against the message; a statement the model copied in the first person (the
-        0.5B does: "We deploy every release with Terraform.") is given back to it, once, to be
-        rewritten in the third person."""
+        """The fact checked against the message, filed by whose clause it restates (memory/speaker.py).
+
+        A statement the model copied in the first person (the 0.5B does: "We deploy every release with
+        Terraform.") is given back to it, once, to be rewritten in the third person; so is the clause,
+        said in the first person, that a subjectless statement came from ("our busiest month is
+        December" → "The busiest month is December."); a COMPANY statement from a clause in no
+        one's person is given back to get the company as its subject ("The fiscal year ends on 31
+        March."). A USER line restating what the message said of the company gets the company as its
+        subject."""
         try:
-            return checked(fact, message, lang)
+            fact = checked(fact, message, lang)
         except FirstPerson:
-            return checked(restate(self._model(), fact, lang), message, lang)
+            fact = checked(restate(self._model(), fact, lang), message, lang)
+        except NotAbout:
+            clause = source_clause(fact.statement, message, lang)
+            if clause is None or clause.asked:
+                raise
+            if clause.owner is not None:
+                said = MemoryFact(target=clause.owner, statement=clause.text)
+                fact = checked(restate(self._model(), said, lang), message, lang)
+            elif fact.target == "COMPANY":
+                fact = checked(with_company_subject(self._model(), fact, lang), message, lang)
+            else:
+                raise
+        if fact.target == "USER" and owner(fact.statement, message, lang) == "COMPANY":
+            fact = checked(as_company(fact, lang), message, lang)
+        return fact
 
     def _dedup(self, state: MemoryState) -> MemoryState:
         kept: list[_Candidate] = []
@@ -175,6 +207,7 @@ class MemoryGraph:
         llm = self._llm_factory()
         duplicate = DedupResult(action="duplicate", match=old, similarity=result.similarity)
         replace = DedupResult(action="replace", match=old, similarity=result.similarity)
+        old, new = canonical_times(old), canonical_times(new)  # asked in one clock; the matches stay as stored
         threshold = same_threshold(llm, self._same_thresholds)
         if threshold is None:
             judged = relation(llm, old, new)

@@ -95,6 +95,13 @@ def test_a_first_person_word_of_the_message_language_is_caught(lang: str, messag
         checked(made, message, lang)
 
 
+def test_us_is_first_person_and_the_us_is_a_country() -> None:
+    with pytest.raises(FirstPerson):
+        checked(fact("Interns get 20 days of leave with us.", "COMPANY"), "interns get 20 days of leave with us", "en")
+    kept = checked(fact("The company's US office opens at 8.", "COMPANY"), "our US office opens at 8", "en")
+    assert kept.statement == "The company's US office opens at 8."
+
+
 def test_the_prompt_names_the_message_language_and_its_subjects_and_english_stays_bare() -> None:
     assert system_prompt("en") == SYSTEM_PROMPT
     assert system_prompt("ja") == SYSTEM_PROMPT  # no subjects known for it: English lines
