@@ -232,7 +232,12 @@ def checked(fact: MemoryFact, message: str, lang: str = "en") -> MemoryFact:
     invented = [n for n in _NUMBER.findall(statement) if n not in said]
     words = _WORD.findall(statement)
     names = [w.lower().removesuffix("'s") for w in words[1:] if w[0].isupper()]
-    invented += [name for name in names if name not in _SUBJECTS and name not in said]
+    # A name the model put in the plural ("no-meeting wednesday afternoons" → "Wednesdays") was said.
+    invented += [
+        name
+        for name in names
+        if name not in _SUBJECTS and name not in said and not (name.endswith("s") and name[:-1] in said)
+    ]
     if invented:
         raise Rejected(f"it names what the message did not say ({', '.join(invented)})")
     if _keeps_first_person(statement, lang):
@@ -283,12 +288,19 @@ _USER_SUBJECTS = ("user ", "user's", "des nutzers", *(user.lower() for user, _ i
 _COMPANY_SUBJECTS = ("company ", "company's", "des unternehmens", *(c.lower() for _, c in STATEMENT_SUBJECTS.values()))
 
 
+# "… is the user's name.", "… est le nom de l'utilisateur.": the user or the company named after the verb.
+_NAMES_SUBJECT = re.compile(
+    r"\b(" + "|".join(re.escape(subject.lower()) for pair in STATEMENT_SUBJECTS.values() for subject in pair) + r")\b",
+    re.IGNORECASE,
+)
+
+
 def _about_user_or_company(statement: str, target: str, message: str, lang: str = "en") -> bool:
-    """The statement's subject is the user, the company, or, for a COMPANY line, a name the message
-    gave (the company's) or anything of a message that speaks for the company ("Our support desk is
-    staffed 8–18." → "The support desk is staffed 8–18."): the form the prompt asks for. "The weather
-    is nice today." is neither."""
-    if statement.lower().startswith(_USER_SUBJECTS + _COMPANY_SUBJECTS):
+    """The statement's subject is the user or the company (or it names them: "Siobhan is the user's
+    name."), or, for a COMPANY line, a name the message gave (the company's) or anything of a message
+    that speaks for the company ("Our support desk is staffed 8–18." → "The support desk is staffed
+    8–18."): the form the prompt asks for. "The weather is nice today." is neither."""
+    if statement.lower().startswith(_USER_SUBJECTS + _COMPANY_SUBJECTS) or _NAMES_SUBJECT.search(statement):
         return True
     if target == "COMPANY" and _speaks_for_company(message, lang):
         return True

@@ -95,6 +95,18 @@ def test_a_first_person_word_of_the_message_language_is_caught(lang: str, messag
         checked(made, message, lang)
 
 
+def test_a_line_that_names_the_user_after_its_verb_is_about_the_user() -> None:
+    kept = checked(fact("Marit Olsen is the user's name."), "call me Marit, Marit Olsen", "en")
+    assert kept.statement == "Marit Olsen is the user's name." and kept.target == "USER"
+
+
+def test_a_name_put_in_the_plural_was_said() -> None:
+    kept = checked(fact("The company closes early on Fridays.", "COMPANY"), "we close early every friday", "en")
+    assert kept.statement == "The company closes early on Fridays."
+    with pytest.raises(Rejected, match="did not say"):
+        checked(fact("The company closes early on Fridays.", "COMPANY"), "we close early on some days", "en")
+
+
 def test_us_is_first_person_and_the_us_is_a_country() -> None:
     with pytest.raises(FirstPerson):
         checked(fact("Interns get 20 days of leave with us.", "COMPANY"), "interns get 20 days of leave with us", "en")
