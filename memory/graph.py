@@ -5,7 +5,8 @@ screen    the secret veto on the whole message (a message holding a secret never
 extract   the LLM lists the message's lasting facts as third-person statements, each with its file
           (JSON-schema constrained; memory/extractor.py); where it lists none and the message states
           how the user wants answers (memory/preference_gate.py), it is asked for that wish; each
-          checked: nothing the user did not say, third person, no secret, sensitive only when asked
+          checked: nothing the user did not say, third person, no secret, sensitive only when asked;
+          filed by the person of the message clause it restates (memory/speaker.py)
 dedup     against the target file's entries: repeat → skip, new value of a known fact → replace (rules
           and embeddings, memory/dedup.py); a new line near an entry that the rules did not settle, or
           that the rules would replace it with, is put to the model beside it: the same fact in other
