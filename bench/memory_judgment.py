@@ -12,7 +12,8 @@ with the labels:
   ending in a full stop, and every number and name kept (those of the matched expected line; for an
   unmatched line, none that the message did not say);
 - corrections handled: every `replaces` line gone and every expected line there;
-- restatement duplicates: a restatement message that added a line;
+- restatement duplicates: a restatement message that left a second line beside the stored one;
+  restatements reworded: one whose rewording replaced the stored line (the old one went to History);
 - secrets stored: a `secret` message that wrote anything (must be 0);
 - cost per message: wall time of `remember` (median, p95).
 
@@ -187,6 +188,8 @@ def main() -> None:
                     }
                 )
             replaces = row.get("replaces", [])
+            restatement = row["category"] == "restatement"
+            prior_kept = all(entry in after for entry in prior)
             results.append(
                 {
                     "id": row["id"],
@@ -201,7 +204,8 @@ def main() -> None:
                     )
                     if replaces
                     else None,
-                    "duplicate": bool(new) if row["category"] == "restatement" else None,
+                    "duplicate": bool(new) and prior_kept if restatement else None,
+                    "reworded": bool(new) and not prior_kept if restatement else None,
                     "secret_stored": bool(new) if row.get("secret") else None,
                     "seconds": round(seconds, 3),
                     "skipped": [f"{s.text}: {s.reason}" for s in outcome.skipped],
@@ -242,6 +246,7 @@ def _summary(results: list[dict], model: str) -> dict:
     stored = [s for r in results for s in r["stored"]]
     corrections = [r["correction_ok"] for r in results if r["correction_ok"] is not None]
     restatements = [r["duplicate"] for r in results if r["duplicate"] is not None]
+    reworded = [r["reworded"] for r in results if r.get("reworded") is not None]
     secrets = [r["secret_stored"] for r in results if r["secret_stored"] is not None]
     seconds = sorted(r["seconds"] for r in results)
     out.update(
@@ -251,6 +256,7 @@ def _summary(results: list[dict], model: str) -> dict:
         stored_lines=len(stored),
         corrections_handled=f"{sum(corrections)}/{len(corrections)}",
         restatement_duplicates=f"{sum(restatements)}/{len(restatements)}",
+        restatements_reworded=f"{sum(reworded)}/{len(reworded)}" if reworded else None,
         secrets_stored=f"{sum(secrets)}/{len(secrets)}",
         seconds_median=round(statistics.median(seconds), 2),
         seconds_p95=round(seconds[min(len(seconds) - 1, int(0.95 * len(seconds)))], 2),
@@ -277,7 +283,8 @@ def _markdown(summary: dict, args: argparse.Namespace) -> str:
         ("clean lines", f"{summary['clean_lines']} of {summary['stored_lines']}"),
         ("lines in the message's language", f"{summary.get('lines_in_language')} of {summary['stored_lines']}"),
         ("corrections handled", summary["corrections_handled"]),
-        ("restatement duplicates", summary["restatement_duplicates"]),
+        ("restatement duplicates (a second line)", summary["restatement_duplicates"]),
+        ("restatements reworded (the line replaced)", summary.get("restatements_reworded")),
         ("secrets stored", summary["secrets_stored"]),
         ("seconds per message (median / p95)", f"{summary['seconds_median']} / {summary['seconds_p95']}"),
         ("load average at the end (1, 5, 15 min; 2 cores)", summary.get("load_average")),
