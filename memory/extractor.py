@@ -130,8 +130,15 @@ FIRST_PERSON_PLURAL: dict[str, str] = {
 }
 
 
+def plural_words(lang: str) -> frozenset[str]:
+    """The first person plural of English and of the language the lines of a message in `lang` are in."""
+    return frozenset(FIRST_PERSON_PLURAL["en"].split()) | frozenset(
+        FIRST_PERSON_PLURAL[statement_language(lang)].split()
+    )
+
+
 def _speaks_for_company(message: str, lang: str) -> bool:
-    words = set(FIRST_PERSON_PLURAL["en"].split()) | set(FIRST_PERSON_PLURAL.get(statement_language(lang), "").split())
+    words = plural_words(lang)
     return any(word in words for word in re.findall(r"[^\W\d_][\w'’]*", message.lower()))
 
 
@@ -256,12 +263,11 @@ def checked(fact: MemoryFact, message: str, lang: str = "en") -> MemoryFact:
     return MemoryFact(target=target, statement=statement)
 
 
-def as_company(fact: MemoryFact, lang: str = "en") -> MemoryFact:
-    """The fact with the company as its subject in place of the user ("L'utilisateur utilise Teams." →
-    "L'entreprise utilise Teams."), for a line the model filed under the user that restates what the
-    message said of the company (memory/speaker.py)."""
-    user, company = STATEMENT_SUBJECTS[statement_language(lang)]
-    for old, new in ((user, company), *STATEMENT_SUBJECTS.values()):
+def as_company(fact: MemoryFact) -> MemoryFact:
+    """The fact with the company as its subject in place of the user, in the line's own language
+    ("L'utilisateur utilise Teams." → "L'entreprise utilise Teams."), for a line the model filed under
+    the user that restates what the message said of the company (memory/speaker.py)."""
+    for old, new in STATEMENT_SUBJECTS.values():
         if fact.statement.lower().startswith(old.lower()):
             return MemoryFact(target="COMPANY", statement=new + fact.statement[len(old) :])
     return fact
@@ -343,39 +349,35 @@ Statement: Invoices are paid within 45 days.
 def restate(llm: LLM, fact: MemoryFact, lang: str = "en") -> MemoryFact:
     """The fact's statement rewritten in the third person by the model, for one that kept the user's
     "I" or "we" (the 0.5B copies "We deploy every release with Terraform." as it is); see `checked`."""
-    try:
-        return _rewritten(llm, fact, lang, RESTATE_PROMPT, "Sentence")
-    except Rejected as exc:
-        raise FirstPerson(f"it is not a third-person statement{exc}") from exc
+    refused = FirstPerson("it is not a third-person statement")
+    return _rewritten(llm, fact, lang, RESTATE_PROMPT, "Sentence", refused)
 
 
 def with_company_subject(llm: LLM, fact: MemoryFact, lang: str = "en") -> MemoryFact:
     """The statement of a COMPANY fact that lacks its subject ("The fiscal year ends on 31 March."),
     rewritten by the model to start with the company; see `checked`."""
-    try:
-        return _rewritten(llm, fact, lang, COMPANY_SUBJECT_PROMPT, "Statement")
-    except Rejected as exc:
-        raise NotAbout(f"it is not about you or your company{exc}") from exc
+    refused = NotAbout("it is not about you or your company")
+    return _rewritten(llm, fact, lang, COMPANY_SUBJECT_PROMPT, "Statement", refused)
 
 
-def _rewritten(llm: LLM, fact: MemoryFact, lang: str, template: str, label: str) -> MemoryFact:
+def _rewritten(llm: LLM, fact: MemoryFact, lang: str, template: str, label: str, refused: Rejected) -> MemoryFact:
     """The statement as the model rewrites it under `template`, which must keep every term but the
-    pronouns and subjects; Rejected with the reason's tail (" (…)") when it fails or loses one."""
+    pronouns and subjects; `refused`, with why, when the rewrite fails or loses a term."""
     lang = statement_language(lang)
     user, company = STATEMENT_SUBJECTS[lang]
     prompt = template.format(user=user, company=company, company_lower=company[0].lower() + company[1:])
     try:
         statement = _one_statement(llm, prompt, f"{label}: {fact.statement}")
     except Rejected as exc:
-        raise Rejected(f" (rewriting it failed: {exc})") from exc
+        raise type(refused)(f"{refused} (rewriting it failed: {exc})") from exc
     if not statement:
-        raise Rejected("")
+        raise refused
     pronouns = set(tokenize(" ".join((FIRST_PERSON[lang], FIRST_PERSON["en"], FIRST_PERSON_PLURAL["en"])), lang))
     kept = {term[:_STEM_PREFIX] for term in tokenize(statement, lang)}
     terms = set(tokenize(fact.statement, lang)) - pronouns - SUBJECT_TERMS
     lost = {term for term in terms if term[:_STEM_PREFIX] not in kept}  # "schließen" → "schließt" is kept
     if lost:  # the 0.5B restated "Every Thursday I run the stock count." as "The user runs the stock count."
-        raise Rejected(f" (restated, it lost: {', '.join(sorted(lost))})")
+        raise type(refused)(f"{refused} (restated, it lost: {', '.join(sorted(lost))})")
     return MemoryFact(target=fact.target, statement=statement)
 
 

@@ -167,7 +167,7 @@ class MemoryGraph:
             else:
                 raise
         if fact.target == "USER" and owner(fact.statement, message, lang) == "COMPANY":
-            fact = checked(as_company(fact, lang), message, lang)
+            fact = checked(as_company(fact), message, lang)
         return fact
 
     def _dedup(self, state: MemoryState) -> MemoryState:

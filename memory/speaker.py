@@ -19,7 +19,7 @@ from collections import Counter
 from typing import Literal, NamedTuple
 
 from core.text import tokenize
-from memory.extractor import FIRST_PERSON, FIRST_PERSON_PLURAL, SUBJECT_TERMS, statement_language
+from memory.extractor import FIRST_PERSON, SUBJECT_TERMS, plural_words, statement_language
 
 Owner = Literal["USER", "COMPANY"]
 
@@ -49,7 +49,7 @@ def clauses(message: str, lang: str) -> list[Clause]:
     """The message's clauses, in order, each with its owner."""
     lang = statement_language(lang)
     conjunctions = set(CONJUNCTIONS["en"].split()) | set(CONJUNCTIONS[lang].split())
-    plural = set(FIRST_PERSON_PLURAL["en"].split()) | set(FIRST_PERSON_PLURAL[lang].split())
+    plural = plural_words(lang)
     person = plural | set(FIRST_PERSON["en"].split()) | set(FIRST_PERSON[lang].split())
     found: list[Clause] = []
     pieces = _BREAK.split(message)
@@ -68,9 +68,9 @@ def clauses(message: str, lang: str) -> list[Clause]:
     return found
 
 
-def _clause(words: list[str], plural: set[str], person: set[str], asked: bool) -> Clause:
-    first = next((w.lower() for w in words if w.lower().replace("’", "'") in person), None)
-    owner: Owner | None = None if first is None else "COMPANY" if first.replace("’", "'") in plural else "USER"
+def _clause(words: list[str], plural: frozenset[str], person: frozenset[str], asked: bool) -> Clause:
+    first = next((w for w in (word.lower().replace("’", "'") for word in words) if w in person), None)
+    owner: Owner | None = None if first is None else "COMPANY" if first in plural else "USER"
     return Clause(text=" ".join(words), owner=owner, asked=asked)
 
 

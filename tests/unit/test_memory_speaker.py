@@ -56,10 +56,10 @@ def test_the_source_clause_is_the_one_holding_most_terms() -> None:
 
 
 def test_as_company_swaps_the_subject_in_the_line_s_language() -> None:
-    assert as_company(MemoryFact(target="USER", statement="The user's fleet has 40 vans."), "en") == MemoryFact(
+    assert as_company(MemoryFact(target="USER", statement="The user's fleet has 40 vans.")) == MemoryFact(
         target="COMPANY", statement="The company's fleet has 40 vans."
     )
-    swapped = as_company(MemoryFact(target="USER", statement="L'utilisateur ferme le site en août."), "fr")
+    swapped = as_company(MemoryFact(target="USER", statement="L'utilisateur ferme le site en août."))
     assert swapped.statement == "L'entreprise ferme le site en août." and swapped.target == "COMPANY"
     other = MemoryFact(target="USER", statement="Ravi runs the night shift.")
-    assert as_company(other, "en") == other
+    assert as_company(other) == other
