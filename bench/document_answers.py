@@ -82,8 +82,7 @@ def main() -> None:
 
 def score(request: dict, text: str, refused: bool, routed: bool) -> dict:
     """One request's figures: a refusal or a withheld reply scores 0 recall and is not usable."""
-    from rag.citations import markers_in, split_sentences, strip_markers
-    from rag.whole_document import tidy_markers
+    from rag.citations import markers_in, split_sentences, strip_markers, tidy_markers
 
     usable = not refused and bool(text.strip())
     lowered = text.lower()

@@ -31,6 +31,16 @@ _STOPWORDS = frozenset(
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
+_AFTER_STOP = re.compile(r"([.!?])((?:[ \t]*\[\d+\])+)[.!?]?")
+_REPEATED = re.compile(r"(\[\d+\])(?:[ \t]*\1)+")
+
+
+def tidy_markers(text: str) -> str:
+    """ "people. [1]" → "people [1]." (a marker after the full stop would be read as the next
+    sentence's), and "[1] [1]" → "[1]"."""
+    return _AFTER_STOP.sub(lambda m: f"{m.group(2)}{m.group(1)}", _REPEATED.sub(r"\1", text))
+
+
 def content_words(text: str) -> set[str]:
     return {w for w in (m.group(0).lower() for m in _WORD.finditer(text)) if w not in _STOPWORDS}
 
@@ -126,10 +136,14 @@ def resolve_citations(
         numbers = [n for n in _marker_numbers(match.group(1)) if n in valid]
         return "".join(f"[{n}]" for n in numbers)
 
-    cleaned = re.sub(r"[ \t]+([.,;:])", r"\1", _MARKER.sub(keep_valid, answer)).strip()
+    # Markers written after a full stop ("… Berengaria. [2]") go before it: split into sentences, the
+    # marker would otherwise be a sentence of its own, the claim it cites would read as uncited (the
+    # support check could not take its citation away) and its snippet would be chosen for no claim.
+    cleaned = tidy_markers(re.sub(r"[ \t]+([.,;:])", r"\1", _MARKER.sub(keep_valid, answer)).strip())
     corrected: dict[int, int] = {}
     if correct:
         cleaned, corrected = _correct_markers(cleaned, hits, rules)
+        cleaned = tidy_markers(cleaned)
     citations: list[Citation] = []
     seen: set[int] = set()
     for sentence in split_sentences(cleaned):
@@ -229,7 +243,7 @@ def _attribute_by_support(answer: str, hits: list[Hit], rules: CitationRules) ->
     if coverage[best] < rules.attribution_min_term_share:
         return answer, []
     number = best + 1
-    return f"{answer} [{number}]", [_citation(number, hits[best], answer, "support", rules)]
+    return tidy_markers(f"{answer} [{number}]"), [_citation(number, hits[best], answer, "support", rules)]
 
 
 def _citation(number: int, hit: Hit, claim: str, method: str, rules: CitationRules) -> Citation:

@@ -19,7 +19,7 @@ from core.schemas import DocumentRecord, Hit, Retrieval
 from core.settings import Settings
 from providers.llm.base import LLM, QueueListener, Sampling
 from rag.answer_format import without_cjk
-from rag.citations import markers_in, split_sentences, strip_markers
+from rag.citations import markers_in, split_sentences, strip_markers, tidy_markers
 from rag.context_budget import source_budget
 from rag.evidence import Embed
 from rag.messages import message
@@ -34,7 +34,6 @@ from rag.whole_document import (
     passages,
     section_messages,
     sections,
-    tidy_markers,
 )
 
 # progress(what, done, total): the section-by-section summary reports each section as it is done.

@@ -84,7 +84,6 @@ from rag.whole_document import (
     SectionSummaryCache,
     document_grammar,
     document_messages,
-    tidy_markers,
 )
 
 Finish = Callable[[str, str | None], Answer]
@@ -401,8 +400,7 @@ class AnswerPipeline:
             else:
                 # Among a whole document's passages a small model often cites a neighbour of the
                 # one that holds the claim: markers are moved to it (rag/citations.py).
-                answer_text, citations = self.resolve_citations.run(tidy_markers(text), shown, constrained=False)
-                answer_text = tidy_markers(answer_text)
+                answer_text, citations = self.resolve_citations.run(text, shown, constrained=False)
                 answer_text, citations, support = self.check_support.run(answer_text, citations, shown, timings)
             answer = self._generated(
                 question,

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Iterable, Iterator
 from contextlib import closing
 from pathlib import Path
@@ -170,7 +169,7 @@ def section_messages(hits: list[Hit]) -> list[ChatMessage]:
 def document_grammar(ids: list[int], form: Form, max_sentences: int, no_cjk: bool = False) -> str:
     """GBNF for an answer about documents: bullets ("- " lines; exactly n when n was asked) or
     sentences, each ending in one or two markers naming given excerpts (3.5 and U.S. inside a
-    sentence do not end it). `tidy_markers` puts a marker written after the full stop before it."""
+    sentence do not end it). resolve_citations puts a marker written after the full stop before it."""
     cite = " | ".join(f'"{n}"' for n in ids)
     start, char = sentence_rules(no_cjk)
     if form.bullets is not None:  # a bullet's sentence never opens with another bullet mark ("- - 14 March")
@@ -189,16 +188,6 @@ def document_grammar(ids: list[int], form: Form, max_sentences: int, no_cjk: boo
             f'cite ::= "[" ({cite}) "]"',
         ]
     )
-
-
-_AFTER_STOP = re.compile(r"([.!?])((?:[ \t]*\[\d+\])+)[.!?]?")
-_REPEATED = re.compile(r"(\[\d+\])(?:[ \t]*\1)+")
-
-
-def tidy_markers(text: str) -> str:
-    """ "people. [1]" → "people [1]." (a marker after the full stop would be read as the next
-    sentence's), and "[1] [1]" → "[1]"."""
-    return _AFTER_STOP.sub(lambda m: f"{m.group(2)}{m.group(1)}", _REPEATED.sub(r"\1", text))
 
 
 # ---- the section-summary cache -----------------------------------------------------------------

@@ -55,7 +55,21 @@ def test_grouped_markers_are_split_and_deduplicated() -> None:
 def test_uncited_answer_is_attributed_by_support_and_marked() -> None:
     text, citations = resolve_citations("The Westland Q2 figure was 8.15 million.", HITS, RULES)
     assert [(c.marker, c.method) for c in citations] == [(2, "support")]
-    assert text.endswith("[2]")
+    assert text == "The Westland Q2 figure was 8.15 million [2]."
+
+
+def test_a_marker_after_the_full_stop_belongs_to_the_sentence_before_it() -> None:
+    # The small models write "… 640 people. [1]": the marker is that sentence's, not a sentence of its own,
+    # and its snippet is the passage's sentence that holds the claim, not the passage's first line.
+    hits = [_hit(1, "# Staff\nThe site opened in 1998. The warehouse employs 640 people."), HITS[1]]
+    text, citations = resolve_citations(
+        "The warehouse employs 640 people. [1] Westland made 8.15 million. [2]", hits, RULES, correct=False
+    )
+    assert text == "The warehouse employs 640 people [1]. Westland made 8.15 million [2]."
+    assert [(c.marker, c.method, c.snippet) for c in citations] == [
+        (1, "marker", "The warehouse employs 640 people."),
+        (2, "marker", "Westland | 7.35 million | 8.15 million"),
+    ]
 
 
 def test_uncited_unsupported_answer_gets_no_citation() -> None:

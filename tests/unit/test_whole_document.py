@@ -12,9 +12,10 @@ import pytest
 
 from core.language import LanguageDetector
 from core.schemas import DocumentRecord, Page
+from rag.citations import tidy_markers
 from rag.document_stages import ChooseScope, cited_sentences
 from rag.router import Form
-from rag.whole_document import SectionSummaryCache, document_grammar, passages, sections, tidy_markers
+from rag.whole_document import SectionSummaryCache, document_grammar, passages, sections
 
 TEXT = " ".join(f"Sentence number {n} says something about topic {n}." for n in range(1, 31))
 
