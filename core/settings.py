@@ -428,6 +428,11 @@ class TrustSettings(BaseModel):
     low_confidence_threshold: float = Field(
         default=0.6, ge=0.0, le=1.0, description="Answers whose support score is below it get a low-confidence notice."
     )
+    withhold_unsupported: bool = Field(
+        default=True,
+        description="An answer from the documents none of whose checked sentences its cited evidence holds is "
+        "withheld: the refusal is shown, and the model's reply apart from it, marked as not found in the documents.",
+    )
 
 
 class MemorySettings(BaseModel):

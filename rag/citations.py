@@ -174,6 +174,42 @@ def uncite_unsupported(text: str, citations: list[Citation], unsupported: set[st
     return text, [c for c in citations if c.marker in left]
 
 
+def recite(
+    text: str, citations: list[Citation], moves: dict[str, int], hits: list[Hit], rules: CitationRules
+) -> tuple[str, list[Citation]]:
+    """Give each sentence of `moves` (its words, markers stripped) the one marker of the source that
+    holds it, and the citations the text then has; a source that only a moved sentence cites is
+    method="corrected", with the number the model wrote as `cited_as`."""
+    written = {c.marker: c for c in citations}
+    moved_from: dict[int, int] = {}
+    for sentence in split_sentences(text):
+        words = strip_markers(sentence)
+        if words not in moves:
+            continue
+        old = markers_in(sentence)
+        number = moves[words]
+        stop = words[-1] if words[-1] in ".!?" else ""
+        text = text.replace(sentence, f"{words[: len(words) - len(stop)]} [{number}]{stop}", 1)
+        if old:
+            moved_from.setdefault(number, old[0])
+    kept = set(markers_in(text))
+    result: list[Citation] = []
+    for number in kept:
+        if number in written and written[number].method == "marker" and _cites_itself(text, number, moves):
+            result.append(written[number])
+            continue
+        claim = " ".join(strip_markers(s) for s in split_sentences(text) if number in markers_in(s))
+        citation = _citation(number, hits[number - 1], claim, "corrected", rules)
+        result.append(citation.model_copy(update={"cited_as": moved_from.get(number)}))
+    order = {n: i for i, n in enumerate(markers_in(text))}
+    return text, sorted(result, key=lambda c: order[c.marker])
+
+
+def _cites_itself(text: str, number: int, moves: dict[str, int]) -> bool:
+    """The model cited `number` itself on some sentence that was not moved."""
+    return any(number in markers_in(s) and strip_markers(s) not in moves for s in split_sentences(text))
+
+
 def citation_note(citation: Citation) -> str | None:
     """How a citation was made, when the model did not write it as it stands."""
     if citation.method == "support":

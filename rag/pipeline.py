@@ -200,7 +200,7 @@ class AnswerPipeline:
         self.abstain = Abstain()
         self.reject_degenerate = RejectDegenerate()
         self.resolve_citations = ResolveCitations(CitationRules.from_settings(settings))
-        self.check_support = CheckSupport(support)
+        self.check_support = CheckSupport(support, CitationRules.from_settings(settings), settings.withhold_unsupported)
         self.record = Record(conversations, query_log)
         self.route = RouteRequest(embed, settings) if documents is not None and summaries is not None else None
         if documents is not None and summaries is not None:
@@ -266,6 +266,7 @@ class AnswerPipeline:
             degenerate = None if refused else self.reject_degenerate.run(text, error)
             support: list[SentenceSupport] = []  # checked only for an answer from the evidence
             uncovered: str | None = None
+            withheld: str | None = None
             if degenerate:
                 answer_text, citations, refused = message(lang, "degenerate"), [], True
             elif refused:
@@ -278,7 +279,9 @@ class AnswerPipeline:
                 uncovered = reply.uncovered(question, message(lang, "uncovered"))
                 answer_text, citations = self.resolve_citations.run(text, given, self.generate.constrains())
                 answer_text, citations, support = self.check_support.run(answer_text, citations, given, timings)
-                if uncovered:
+                if self.check_support.withholds(support):
+                    withheld, answer_text, citations, refused = answer_text, refusal, [], True
+                elif uncovered:
                     answer_text = f"{answer_text} {uncovered}"
             answer = self._generated(
                 question,
@@ -293,6 +296,7 @@ class AnswerPipeline:
                 citations=citations,
                 abstention=_scored(decision, reply, options.strictness or settings.strictness),
                 uncovered=None if refused else uncovered,
+                withheld=withheld,
                 models=self._models().model_copy(update={"reranker": retrieval.reranker}),
                 error=error,
                 incomplete=error is not None and bool(text.strip()) and not refused,

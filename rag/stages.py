@@ -31,7 +31,7 @@ from providers.llm.base import LLM, ChatMessage, QueueListener, Sampling, Token
 from rag.answer_format import Reply, answer_grammar, without_cjk
 from rag.answer_json import answer_schema, reply_text
 from rag.answerability import Abstention, Strictness, decide
-from rag.citations import CitationRules, resolve_citations, uncite_unsupported
+from rag.citations import CitationRules, recite, resolve_citations, uncite_unsupported
 from rag.context_budget import fit_hits, source_budget
 from rag.conversations import ConversationStore
 from rag.degenerate import degeneration
@@ -296,16 +296,29 @@ class ResolveCitations:
 
 class CheckSupport:
     """Whether each sentence's cited evidence holds it (terms, names, numbers, or a close paraphrase);
-    a sentence it does not hold loses its citation (it stays, flagged)."""
+    a sentence it does not hold loses its citation (it stays, flagged). An answer none of whose
+    sentences is held is withheld (`withholds`): it states nothing the documents say."""
 
-    def __init__(self, checker: SupportChecker) -> None:
+    def __init__(self, checker: SupportChecker, rules: CitationRules, withhold_unsupported: bool) -> None:
         self._checker = checker
+        self._rules = rules
+        self._withhold = withhold_unsupported
+
+    def withholds(self, support: list[SentenceSupport]) -> bool:
+        """Every checked sentence is unsupported (an answer too short to check is never withheld)."""
+        return self._withhold and bool(support) and not any(s.supported for s in support)
 
     def run(
         self, text: str, citations: list[Citation], given: Given, timings: Timings
     ) -> tuple[str, list[Citation], list[SentenceSupport]]:
         started = time.perf_counter()
         support = self._checker.check(text, citations, given.hits)
+        # A sentence that cites the wrong excerpt is moved to the one that holds it, labelled corrected.
+        backed = {s.sentence: self._checker.backing(s, given.hits) for s in support if not s.supported}
+        moves = {sentence: judged.sources[0] for sentence, judged in backed.items() if judged is not None}
+        if moves:
+            text, citations = recite(text, citations, moves, given.hits, self._rules)
+            support = [backed.get(s.sentence) or s for s in support]
         text, citations = uncite_unsupported(text, citations, {s.sentence for s in support if not s.supported})
         timings["support_ms"] = elapsed_ms(started)
         return text, citations, support

@@ -64,6 +64,20 @@ class SupportChecker:
             for (text, sources), similarity in zip(claims, similarities, strict=True)
         ]
 
+    def backing(self, support: SentenceSupport, hits: list[Hit]) -> SentenceSupport | None:
+        """For a sentence its cited evidence does not hold: the judgment of the best other given
+        excerpt that does hold it on its own (the model cited the wrong one), or None."""
+        others = [n for n in range(1, len(hits) + 1) if n not in support.sources]
+        if not others:
+            return None
+        claims = [(support.sentence, [n]) for n in others]
+        judged = [
+            self._judge(text, sources, hits, similarity)
+            for (text, sources), similarity in zip(claims, self._similarities(claims, hits), strict=True)
+        ]
+        held = [j for j in judged if j.supported]
+        return max(held, key=lambda j: j.score) if held else None
+
     def _judge(self, text: str, sources: list[int], hits: list[Hit], similarity: float | None) -> SentenceSupport:
         source_text = "\n".join(hits[n - 1].chunk.text for n in sources)
         available = _terms(source_text) | spelled_numbers(source_text)

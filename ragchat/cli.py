@@ -253,7 +253,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
             print(token, end="", flush=True)
         answer = stream.result()
         print()
-        if answer.answer.strip() != raw.strip():
+        if answer.withheld:
+            print(f"\nWithheld, as none of it is in the passages it cites: {answer.answer}")
+        elif answer.answer.strip() != raw.strip():
             print(f"\nChecked answer (citations validated): {answer.answer}")
         if answer.incomplete:
             print(f"\nThe model stopped before finishing: {answer.error}", file=sys.stderr)

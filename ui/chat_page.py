@@ -190,8 +190,11 @@ def render_answer_details(answer: Answer, candidates: list[Hit]) -> None:
     if not answer.refused:
         render_support(answer)
         render_sources(answer)
-    elif answer.given.evidence:
-        render_closest_passages(answer)
+    else:
+        if answer.withheld:
+            render_withheld(answer.withheld)
+        if answer.given.evidence:
+            render_closest_passages(answer)
     if answer.memory_used and not answer.refused:
         render_memory_used(answer)
     if candidates:
@@ -199,6 +202,12 @@ def render_answer_details(answer: Answer, candidates: list[Hit]) -> None:
     if answer.memory_note and answer.memory_note != answer.answer:
         st.info(answer.memory_note, icon=":material/neurology:")
     st.caption(_timing_text(answer))
+
+
+def render_withheld(reply: str) -> None:
+    """The model's reply that no passage it cited holds: kept out of the answer, shown for what it is."""
+    with st.expander("The model's reply, withheld — not found in the passages it cited"):
+        st.markdown(blockquote(escape_markdown(reply)))
 
 
 def render_closest_passages(answer: Answer) -> None:

@@ -129,6 +129,11 @@ class Answer(BaseModel):
         default=None,
         description="A partial answer's closing sentence: the part of the question the documents do not cover.",
     )
+    withheld: str | None = Field(
+        default=None,
+        description="The model's reply when none of its sentences was found in the evidence it cited "
+        "(RAGCHAT_WITHHOLD_UNSUPPORTED): the answer is then the refusal, uncited, and this is shown apart.",
+    )
     degenerate: str | None = Field(
         default=None,
         description="Why the model's reply was not shown (only whitespace, citation marks without text, a loop): "

@@ -1,13 +1,14 @@
 """A grounded answer whose markers follow the full stop ("… Duncan. [1]", how the small models write
 them): each marker is its sentence's, so the support check judges the sentence against the evidence
-it cites and takes away a citation its evidence does not hold."""
+it cites and takes away a citation its evidence does not hold; an answer none of whose sentences its
+evidence holds is withheld."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from core.schemas import Chunk, Hit, Retrieval, Scores
-from core.settings import get_settings
+from core.schemas import Answer, Chunk, Hit, Retrieval, Scores
+from core.settings import REFUSAL_TEXT, get_settings
 from eval.metrics import model_cited_share
 from rag.pipeline import AskOptions
 from tests.pipeline_parts import build_pipeline
@@ -48,9 +49,10 @@ class TwoPassages:
         return Retrieval(query=query, hits=hits, candidates=hits, bm25_weight=0.5, fusion="convex", reranker="none")
 
 
-def ask(tmp_path: Path, reply: str, question: str) -> object:
+def ask(tmp_path: Path, reply: str, question: str, withhold: bool = True) -> Answer:
     llm = ConstrainedLLM(reply)
-    pipeline = build_pipeline(get_settings(home=tmp_path), TwoPassages(), lambda: llm)
+    settings = get_settings(home=tmp_path, withhold_unsupported=withhold)
+    pipeline = build_pipeline(settings, TwoPassages(), lambda: llm)
     return pipeline.ask(question, AskOptions()).result()
 
 
@@ -63,10 +65,37 @@ def test_a_supported_sentence_keeps_the_marker_it_wrote_after_its_full_stop(tmp_
     assert model_cited_share(answer) == 1.0
 
 
-def test_a_sentence_its_evidence_does_not_hold_loses_the_marker_it_wrote_after_its_full_stop(tmp_path: Path) -> None:
+def test_an_answer_its_evidence_does_not_hold_is_withheld(tmp_path: Path) -> None:
     reply = "Phrase: Berengaria\nAnswer: The hostage was Berengaria. [1]\nMissing: NONE"
     answer = ask(tmp_path, reply, "Who was the hostage?")
-    assert answer.answer == "The hostage was Berengaria."
-    assert answer.citations == []
+    assert answer.refused and answer.answer == REFUSAL_TEXT and answer.citations == []
+    assert answer.withheld == "The hostage was Berengaria."
     assert [s.missing for s in answer.support] == [["Berengaria"]]
-    assert model_cited_share(answer) == 0.0
+
+    # Turned off, it is shown flagged: the sentence keeps its words and loses the marker it wrote.
+    shown = ask(tmp_path / "off", reply, "Who was the hostage?", withhold=False)
+    assert not shown.refused and shown.withheld is None
+    assert shown.answer == "The hostage was Berengaria." and shown.citations == []
+    assert model_cited_share(shown) == 0.0
+
+
+def test_one_unsupported_sentence_of_two_loses_its_marker_and_the_answer_stays(tmp_path: Path) -> None:
+    reply = (
+        "Phrase: Duncan\nAnswer: The hostage was Duncan. [1] He was later crowned King of England. [1]\nMissing: NONE"
+    )
+    answer = ask(tmp_path, reply, "Who was the hostage?")
+    assert not answer.refused and answer.withheld is None
+    assert answer.answer == "The hostage was Duncan [1]. He was later crowned King of England."
+    assert [c.marker for c in answer.citations] == [1]
+    assert answer.unsupported_sentences == ["He was later crowned King of England."]
+    assert model_cited_share(answer) == 0.5
+
+
+def test_a_sentence_that_cites_the_wrong_excerpt_moves_to_the_one_that_holds_it(tmp_path: Path) -> None:
+    reply = "Phrase: 1191\nAnswer: The hostage was Duncan. [2] A storm dispersed the fleet in 1191. [2]\nMissing: NONE"
+    answer = ask(tmp_path, reply, "Who was the hostage, and when did the storm hit?")
+    assert not answer.refused and answer.unsupported_sentences == []
+    assert answer.answer == "The hostage was Duncan [1]. A storm dispersed the fleet in 1191 [2]."
+    assert [(c.marker, c.method, c.cited_as) for c in answer.citations] == [(1, "corrected", 2), (2, "marker", None)]
+    assert "Duncan" in answer.citations[0].snippet
+    assert model_cited_share(answer) == 0.5
