@@ -41,9 +41,15 @@ _LOWER_FIRST = frozenset("who whom whose what when where which why how whether i
 # A sentence: text that does not start in lower case (a small model otherwise runs on after a
 # marker: "… data [1]. and provides …"), then its markers, before or after its closing . ! ? — and
 # a . ! ? followed by a space and a capital (a new sentence) only after markers, so every sentence
-# gets its own. 3.5 and U.S. are not sentence ends.
+# gets its own. 3.5 is not a sentence end, nor are initials (U.S., U.K.: capitals each followed by a
+# full stop, then maybe a space), so "U.S. registry" and "U.S.-registered" are written as they stand;
+# a rule without them made the model write "U..S.registry", which no passage holds. Any other path
+# from a full stop to a space traps a model that meant to start a new sentence there: allowed a space
+# and a lower-case letter ("e.g. the"), the 0.5B wrote "uto. uto. …" instead of the marker, and
+# allowed spaced initials ("J. R. R."), ". D. 1. D. 1. …".
 SENTENCE_START = "[^a-z \\n\\[\\].!?]"
-CHAR_RULE = "char ::= [^\\[\\]\\n.!?] | [.!?] [^ \\n\\[\\]A-Z]"
+INITIALS_RULE = 'initials ::= "." [A-Z] "." ([A-Z] ".")* " "?'  # after the first capital: ".S. "
+CHAR_RULE = f"char ::= [^\\[\\]\\n.!?] | [.!?] [^ \\n\\[\\]A-Z] | initials\n{INITIALS_RULE}"
 # CJK punctuation, kana, ideographs, hangul and full-width forms (literal code points: llama.cpp reads
 # the grammar as UTF-8). The Qwen models slip Chinese words into English and French answers ("… for the
 # next day.此外, the models …"); an answer is kept out of these scripts unless its question or its
@@ -62,7 +68,7 @@ def sentence_rules(no_cjk: bool) -> tuple[str, str]:
     if not no_cjk:
         return SENTENCE_START, CHAR_RULE
     start = SENTENCE_START[:-1] + CJK_CHARS + "]"
-    char = f"char ::= [^\\[\\]\\n.!?{CJK_CHARS}] | [.!?] [^ \\n\\[\\]A-Z{CJK_CHARS}]"
+    char = f"char ::= [^\\[\\]\\n.!?{CJK_CHARS}] | [.!?] [^ \\n\\[\\]A-Z{CJK_CHARS}] | initials\n{INITIALS_RULE}"
     return start, char
 
 

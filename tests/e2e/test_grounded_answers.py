@@ -52,6 +52,22 @@ def test_the_grammar_forces_the_form_and_markers_from_the_given_ids(home: Path, 
             assert not sentence[0].islower(), answer  # no run-on after a marker
 
 
+def test_the_grammar_lets_a_sentence_quote_initials(home: Path) -> None:
+    """A full stop after a capital that follows one ("U.S.", "U.K.") does not end the sentence:
+    the model copies "U.S. registry" as it stands (a grammar without that wrote "U..S.registry")."""
+    llm = open_session(get_settings()).app.llm()
+    passage = "The FAA estimates that this AD affects 73 airplanes of U.S. registry and 12 U.S.-registered gliders."
+    messages = [
+        ChatMessage(role="system", content="Copy the user's sentence exactly, then write [1]."),
+        ChatMessage(role="user", content=passage),
+    ]
+    grammar = "\n".join(["root ::= answer", *answer_grammar([1]).split("\n")[1:]])  # the answer line's rules
+    sampling = Sampling(max_tokens=60, temperature=0.0, grammar=grammar)
+    reply = "".join(t.text for t in llm.stream_tokens(messages, sampling))
+    assert "of U.S. registry" in reply and "U.S.-registered" in reply, reply
+    assert re.search(r"\[1\]\.?$", reply), reply
+
+
 def test_an_answer_grammar_without_cjk_keeps_chinese_out(home: Path) -> None:
     """The Qwen models slip Chinese words into English and French answers; the grammars keep CJK
     characters out when neither the question nor the evidence is in Chinese, Japanese or Korean."""
