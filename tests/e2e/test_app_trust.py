@@ -81,3 +81,22 @@ def test_the_logs_page_pages_the_log_and_colours_guardrail_outcomes(home: Path) 
     at.pagination[0].set_value(2).run()
     assert list(at.dataframe[0].value["question"]) == ["question 1 from [EMAIL]", "question 0 from [EMAIL]"]
     assert "Entries 26–27 of 27." in [c.value for c in at.caption]
+
+
+def test_a_withheld_reply_is_shown_apart_from_the_refusal(home: Path) -> None:
+    """An answer no passage held is the refusal; the model's reply is offered apart, labelled as what it is."""
+    store = ConversationStore(get_settings().db_path)
+    sid = store.new_session_id()
+    store.append(
+        sid,
+        answer("Who was the hostage?", answer=REFUSAL_TEXT, refused=True, withheld="The hostage was Berengaria."),
+    )
+    st.cache_resource.clear()
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT_S).run()
+    picker = next(s for s in at.sidebar.selectbox if s.label == "Continue a conversation")
+    picker.select(sid).run()
+    assert not at.exception
+    assert REFUSAL_TEXT in [m.value for m in at.main.markdown]
+    withheld = [e for e in at.main.expander if e.label.startswith("The model's reply, withheld")]
+    assert len(withheld) == 1
+    assert "The hostage was Berengaria." in withheld[0].markdown[0].value
