@@ -2,8 +2,9 @@
 
 Each answered-or-refused question keeps its abstention score (Answer.abstention), so the run can be
 re-decided at any threshold without asking again: a question refused without a score (the relevance
-gate, a model that wrote NONE, a failure) stays refused at every threshold; a scored one is refused
-when its score reaches the threshold. The strictness levels of the model that ran are marked.
+gate, a model that wrote NONE, a failure) or refused below its threshold (a reply no passage held,
+withheld; a degenerate one) stays refused at every threshold; a scored one is refused when its score
+reaches the threshold. The strictness levels of the model that ran are marked.
 """
 
 from __future__ import annotations
@@ -27,10 +28,14 @@ class CurvePoint(BaseModel):
 
 
 def _always_refused(question: QuestionResult) -> bool:
+    """Refused whatever the threshold: without a score, after a NONE, or for another reason than its
+    score while the score was below the threshold it ran at (a withheld reply, a degenerate one)."""
     scored = question.abstention
     if scored is None or scored.score is None:
         return question.refused
-    return (scored.phrase or "").strip().upper().startswith(NONE)
+    if (scored.phrase or "").strip().upper().startswith(NONE):
+        return True
+    return question.refused and scored.score < scored.threshold
 
 
 def refused_at(question: QuestionResult, threshold: float) -> bool:

@@ -36,6 +36,9 @@ class QuestionResult(BaseModel):
     answer: str
     search_query: str
     refused: bool
+    withheld: bool = Field(
+        default=False, description="Refused because no passage held the model's reply (at every strictness level)."
+    )
     error: str | None = None
     citations: list[CitedSource] = Field(default_factory=list)
     retrieved: list[str] = Field(default_factory=list, description="'source p.N' of the top-k chunks, best first.")

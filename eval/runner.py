@@ -286,6 +286,7 @@ def score_question(
         answer=answer.answer,
         search_query=answer.search_query,
         refused=answer.refused,
+        withheld=answer.withheld is not None,
         error=answer.error,
         citations=[
             CitedSource(
