@@ -20,7 +20,8 @@ from core.settings import REFUSAL_TEXT, Settings
 
 _MARKER = re.compile(r"\[\s*(\d+(?:\s*[,;]\s*\d+)*)\s*\]")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+# Initials ("U.S. registry") do not end a sentence, as the answer grammar has it (rag/answer_format.py).
+_SENTENCE_END = re.compile(r"(?<=[.!?])(?<![A-Z]\.[A-Z]\.)\s+")
 _TABLE_ROW = " | "
 _STOPWORDS = frozenset(
     "a an and are as at be by for from has have in is it its of on or that the this to was were "

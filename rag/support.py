@@ -29,8 +29,10 @@ from rag.citations import markers_in, split_sentences, strip_markers
 
 Embed = Callable[[list[str]], list[list[float]]]
 
-_NAME = re.compile(r"(?<![\w.])[A-Z][\w’'-]*")
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+# A name: initials as one ("U.S."), or a capitalised word with what a code adds to it ("P12.1.2",
+# "B-737"); a number: digits not inside such a word (the tokenizer keeps "p12.1.2" whole).
+_NAME = re.compile(r"(?<![\w.])(?:[A-Z]\.(?:[A-Z]\.)+|[A-Z][\w’'-]*(?:\.\d+)*)")
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
 _POSSESSIVE = re.compile(r"['’]s?$")
 _POSSESSIVE_IN_TEXT = re.compile(r"(\w)['’]s\b")
 
