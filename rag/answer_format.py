@@ -49,7 +49,13 @@ _LOWER_FIRST = frozenset("who whom whose what when where which why how whether i
 # allowed spaced initials ("J. R. R."), ". D. 1. D. 1. …".
 SENTENCE_START = "[^a-z \\n\\[\\].!?]"
 INITIALS_RULE = 'initials ::= "." [A-Z] "." ([A-Z] ".")* " "?'  # after the first capital: ".S. "
-CHAR_RULE = f"char ::= [^\\[\\]\\n.!?] | [.!?] [^ \\n\\[\\]A-Z] | initials\n{INITIALS_RULE}"
+
+
+def _char_rule(excluded: str = "") -> str:
+    """The rule for a character inside a sentence (and its initials rule), never one of `excluded`."""
+    return f"char ::= [^\\[\\]\\n.!?{excluded}] | [.!?] [^ \\n\\[\\]A-Z{excluded}] | initials\n{INITIALS_RULE}"
+
+
 # CJK punctuation, kana, ideographs, hangul and full-width forms (literal code points: llama.cpp reads
 # the grammar as UTF-8). The Qwen models slip Chinese words into English and French answers ("… for the
 # next day.此外, the models …"); an answer is kept out of these scripts unless its question or its
@@ -66,10 +72,9 @@ def without_cjk(question_lang: str, evidence_langs: Iterable[str]) -> bool:
 def sentence_rules(no_cjk: bool) -> tuple[str, str]:
     """The sentence start class and the char rule, without CJK characters when `no_cjk`."""
     if not no_cjk:
-        return SENTENCE_START, CHAR_RULE
+        return SENTENCE_START, _char_rule()
     start = SENTENCE_START[:-1] + CJK_CHARS + "]"
-    char = f"char ::= [^\\[\\]\\n.!?{CJK_CHARS}] | [.!?] [^ \\n\\[\\]A-Z{CJK_CHARS}] | initials\n{INITIALS_RULE}"
-    return start, char
+    return start, _char_rule(CJK_CHARS)
 
 
 def answer_grammar(ids: list[int], max_sentences: int = 4, phrase_chars: int = 120, no_cjk: bool = False) -> str:

@@ -193,22 +193,18 @@ def recite(
         text = text.replace(sentence, f"{words[: len(words) - len(stop)]} [{number}]{stop}", 1)
         if old:
             moved_from.setdefault(number, old[0])
-    kept = set(markers_in(text))
+    sentences = [(strip_markers(s), markers_in(s)) for s in split_sentences(text)]
     result: list[Citation] = []
-    for number in kept:
-        if number in written and written[number].method == "marker" and _cites_itself(text, number, moves):
+    for number in markers_in(text):
+        # The model cited it itself on a sentence that was not moved: its own citation stands.
+        own = any(number in marks and words not in moves for words, marks in sentences)
+        if number in written and written[number].method == "marker" and own:
             result.append(written[number])
             continue
-        claim = " ".join(strip_markers(s) for s in split_sentences(text) if number in markers_in(s))
+        claim = " ".join(words for words, marks in sentences if number in marks)
         citation = _citation(number, hits[number - 1], claim, "corrected", rules)
         result.append(citation.model_copy(update={"cited_as": moved_from.get(number)}))
-    order = {n: i for i, n in enumerate(markers_in(text))}
-    return text, sorted(result, key=lambda c: order[c.marker])
-
-
-def _cites_itself(text: str, number: int, moves: dict[str, int]) -> bool:
-    """The model cited `number` itself on some sentence that was not moved."""
-    return any(number in markers_in(s) and strip_markers(s) not in moves for s in split_sentences(text))
+    return text, result
 
 
 def citation_note(citation: Citation) -> str | None:

@@ -199,8 +199,9 @@ class AnswerPipeline:
         self.generate = Generate(llm, settings)
         self.abstain = Abstain()
         self.reject_degenerate = RejectDegenerate()
-        self.resolve_citations = ResolveCitations(CitationRules.from_settings(settings))
-        self.check_support = CheckSupport(support, CitationRules.from_settings(settings), settings.withhold_unsupported)
+        rules = CitationRules.from_settings(settings)
+        self.resolve_citations = ResolveCitations(rules)
+        self.check_support = CheckSupport(support, rules, settings.withhold_unsupported)
         self.record = Record(conversations, query_log)
         self.route = RouteRequest(embed, settings) if documents is not None and summaries is not None else None
         if documents is not None and summaries is not None:

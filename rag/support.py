@@ -58,13 +58,7 @@ class SupportChecker:
                 continue
             own = [n for n in markers_in(sentence) if 1 <= n <= len(hits)]
             claims.append((text, own or fallback))
-        if not claims:
-            return []
-        similarities = self._similarities(claims, hits)
-        return [
-            self._judge(text, sources, hits, similarity)
-            for (text, sources), similarity in zip(claims, similarities, strict=True)
-        ]
+        return self._judged(claims, hits) if claims else []
 
     def backing(self, support: SentenceSupport, hits: list[Hit]) -> SentenceSupport | None:
         """For a sentence its cited evidence does not hold: the judgment of the best other given
@@ -72,13 +66,16 @@ class SupportChecker:
         others = [n for n in range(1, len(hits) + 1) if n not in support.sources]
         if not others:
             return None
-        claims = [(support.sentence, [n]) for n in others]
-        judged = [
-            self._judge(text, sources, hits, similarity)
-            for (text, sources), similarity in zip(claims, self._similarities(claims, hits), strict=True)
-        ]
-        held = [j for j in judged if j.supported]
+        held = [j for j in self._judged([(support.sentence, [n]) for n in others], hits) if j.supported]
         return max(held, key=lambda j: j.score) if held else None
+
+    def _judged(self, claims: list[tuple[str, list[int]]], hits: list[Hit]) -> list[SentenceSupport]:
+        """Each (sentence, source numbers) judged against those sources, one embedding call for all."""
+        similarities = self._similarities(claims, hits)
+        return [
+            self._judge(text, sources, hits, similarity)
+            for (text, sources), similarity in zip(claims, similarities, strict=True)
+        ]
 
     def _judge(self, text: str, sources: list[int], hits: list[Hit], similarity: float | None) -> SentenceSupport:
         source_text = "\n".join(hits[n - 1].chunk.text for n in sources)

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.schemas import Answer, Chunk, Hit, Retrieval, Scores
+from core.schemas import Answer, Retrieval
 from core.settings import REFUSAL_TEXT, get_settings
 from eval.metrics import model_cited_share
 from rag.pipeline import AskOptions
 from tests.pipeline_parts import build_pipeline
 from tests.recording_llm import RecordingLLM
+from tests.unit.test_citations import _hit
 
 PASSAGES = [
     "King Malcolm III of Scotland married Margaret. Their son Duncan was kept as a hostage at the Norman court.",
@@ -28,24 +29,7 @@ class ConstrainedLLM(RecordingLLM):
 
 class TwoPassages:
     def search(self, query: str, top_k: int, *args: object, **kwargs: object) -> Retrieval:
-        hits = [
-            Hit(
-                chunk=Chunk(
-                    chunk_id=f"c{n}",
-                    doc_id="d",
-                    content_hash="h",
-                    source="Normans.pdf",
-                    file_type="pdf",
-                    page=n,
-                    chunk_index=n,
-                    text=text,
-                    char_start=0,
-                    char_end=len(text),
-                ),
-                scores=Scores(dense=0.6 - n / 10),
-            )
-            for n, text in enumerate(PASSAGES, start=1)
-        ]
+        hits = [_hit(n, text, page=n) for n, text in enumerate(PASSAGES, start=1)]
         return Retrieval(query=query, hits=hits, candidates=hits, bm25_weight=0.5, fusion="convex", reranker="none")
 
 
