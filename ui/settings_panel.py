@@ -59,13 +59,17 @@ def render_settings(service: Session) -> None:
 
 
 def render_model_choice(service: Session) -> None:
-    """A select box of the models that can answer; choosing one loads it (seconds) for everyone."""
+    """A select box of the models that can answer; choosing one loads it (seconds) for everyone.
+
+    Only the person's own change of the box switches the model (its on_change flag). The box's value
+    alone never does: Streamlit drops a widget's state when a run does not draw it, and the box then
+    falls back to its first option, which would have loaded another model for every user."""
     options = service.app.llm_options()
     status = service.app.llm_status()
     usable = {o.key: o for o in options if o.available}
     keys = list(usable) if status.key in usable or not status.key else [status.key, *usable]
     # The model is one per server process, so another tab may have switched it: follow it.
-    if st.session_state.get("llm_seen") != status.key:
+    if st.session_state.get("llm_seen") != status.key or st.session_state.get("llm_choice") not in keys:
         st.session_state.llm_seen = status.key
         if status.key in keys:
             st.session_state.llm_choice = status.key
@@ -74,13 +78,19 @@ def render_model_choice(service: Session) -> None:
         keys,
         format_func=lambda key: usable[key].label if key in usable else f"{status.label} (not available)",
         key="llm_choice",
+        on_change=_note_model_chosen,
         help="Applies to everyone using this app. Loading a model takes a few seconds.",
     )
     for option in options:
         if not option.available:
             st.caption(f"{option.model}: {option.hint}")
-    if chosen and chosen != status.key and chosen in usable:
+    chosen_by_person = st.session_state.pop("llm_chosen_by_person", False)
+    if chosen_by_person and chosen and chosen != status.key and chosen in usable:
         switch_model(service, usable[chosen], status)
+
+
+def _note_model_chosen() -> None:
+    st.session_state.llm_chosen_by_person = True
 
 
 def switch_model(service: Session, option: LLMOption, current: LLMStatus) -> None:

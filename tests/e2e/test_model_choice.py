@@ -13,6 +13,7 @@ from core.schemas import LLMChoice
 from core.settings import PROJECT_ROOT, get_settings
 from providers.llm.base import ChatMessage, LLMError
 from ragchat.application import open_session
+from ragchat.process_models import ProcessModels
 from tests.conftest import TEST_LLM
 from tests.e2e.test_app import wait_for_ingest
 from tests.ollama_fake import REPLY_WORDS, FakeOllama
@@ -106,3 +107,30 @@ def test_a_model_that_cannot_load_shows_as_calm_notices_in_the_app(home: Path, m
     # The status line says the model is not available, and why.
     assert any(m.value.startswith(":red-badge[") and "Not available" in m.value for m in at.sidebar.markdown)
     assert any("The model could not be loaded" in c.value for c in at.sidebar.caption)
+
+
+def test_a_lost_select_box_state_does_not_switch_the_model(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Streamlit drops a widget's state after a run that did not draw it; the box then falls back to
+    its first option (the packaged model here). That must not load it for everyone: only the
+    person's own change switches the model. (The chat browser test once found the 1.5B loaded.)"""
+    with FakeOllama(models=("llama3.2:latest",)) as ollama:
+        monkeypatch.setenv("OLLAMA_HOST", ollama.host)
+        monkeypatch.setenv("RAGCHAT_LLM_PROVIDER", "ollama")
+        monkeypatch.setenv("RAGCHAT_LLM_MODEL", "llama3.2:latest")
+        st.cache_resource.clear()
+        at = AppTest.from_file(str(APP), default_timeout=TIMEOUT_S).run()
+        choice = at.sidebar.selectbox(key="llm_choice")
+        assert choice.value == "ollama:llama3.2:latest"
+        assert choice.options[0] != "ollama:llama3.2:latest"  # the fallback would be another model
+
+        # One run that cannot draw the box (listing the models fails once): Streamlit drops its state.
+        real_options = ProcessModels.llm_options
+        with monkeypatch.context() as failing:
+            failing.setattr(ProcessModels, "llm_options", lambda self: (_ for _ in ()).throw(OSError("busy")))
+            at.run()
+        assert ProcessModels.llm_options is real_options and not at.sidebar.selectbox
+        at.run()
+        assert not at.exception
+        assert at.sidebar.selectbox(key="llm_choice").value == "ollama:llama3.2:latest"
+        status = "\n".join(m.value for m in at.sidebar.markdown)
+        assert f"ollama · llama3.2:latest @ {ollama.host}" in status
