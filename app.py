@@ -8,6 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import chat_page, eval_page, logs_page, weather_page
+from ui.settings_panel import keep_settings
 from ui.user_panel import render_user
 
 st.set_page_config(page_title="ragchat", page_icon="📄", layout="wide")
@@ -19,4 +20,5 @@ pages = [
 ]
 navigation = st.navigation(pages)
 render_user()  # this session's user; behind a sign-in proxy, a request without its header stops here
+keep_settings()  # the chat page's settings survive a visit to another page
 navigation.run()

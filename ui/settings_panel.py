@@ -32,6 +32,19 @@ _BADGES = {
 }
 
 
+_WIDGET_KEYS = ("llm_choice", "bm25_weight", "top_k", "rerank", "strictness")
+
+
+def keep_settings() -> None:
+    """Keep this session's settings through a run that does not draw them (another page, a failed
+    panel). Streamlit drops the state of a widget a finished run did not draw, and the controls then
+    came back at their defaults; a value set through session state before the widget is drawn is
+    kept (Streamlit's documented way to keep widget state across pages)."""
+    for key in _WIDGET_KEYS:
+        if key in st.session_state:
+            st.session_state[key] = st.session_state[key]
+
+
 def init_settings(service: Session) -> None:
     st.session_state.setdefault("bm25_weight", service.settings.bm25_weight)
     st.session_state.setdefault("top_k", max(1, min(service.settings.top_k, TOP_K_MAX)))

@@ -112,7 +112,8 @@ def test_a_model_that_cannot_load_shows_as_calm_notices_in_the_app(home: Path, m
 def test_a_lost_select_box_state_does_not_switch_the_model(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Streamlit drops a widget's state after a run that did not draw it; the box then falls back to
     its first option (the packaged model here). That must not load it for everyone: only the
-    person's own change switches the model. (The chat browser test once found the 1.5B loaded.)"""
+    person's own change switches the model (the chat browser test once found the 1.5B loaded). The
+    other settings are kept too: app.py keeps them through a run that does not draw them."""
     with FakeOllama(models=("llama3.2:latest",)) as ollama:
         monkeypatch.setenv("OLLAMA_HOST", ollama.host)
         monkeypatch.setenv("RAGCHAT_LLM_PROVIDER", "ollama")
@@ -122,6 +123,7 @@ def test_a_lost_select_box_state_does_not_switch_the_model(home: Path, monkeypat
         choice = at.sidebar.selectbox(key="llm_choice")
         assert choice.value == "ollama:llama3.2:latest"
         assert choice.options[0] != "ollama:llama3.2:latest"  # the fallback would be another model
+        at.sidebar.slider(key="top_k").set_value(2).run()
 
         # One run that cannot draw the box (listing the models fails once): Streamlit drops its state.
         real_options = ProcessModels.llm_options
@@ -134,3 +136,4 @@ def test_a_lost_select_box_state_does_not_switch_the_model(home: Path, monkeypat
         assert at.sidebar.selectbox(key="llm_choice").value == "ollama:llama3.2:latest"
         status = "\n".join(m.value for m in at.sidebar.markdown)
         assert f"ollama · llama3.2:latest @ {ollama.host}" in status
+        assert at.sidebar.slider(key="top_k").value == 2  # the person's other settings are kept too
