@@ -196,9 +196,10 @@ def recite(
     sentences = [(strip_markers(s), markers_in(s)) for s in split_sentences(text)]
     result: list[Citation] = []
     for number in markers_in(text):
-        # The model cited it itself on a sentence that was not moved: its own citation stands.
+        # A sentence that was not moved still cites it: the citation made for that sentence stands,
+        # as the model wrote it or as resolve_citations had already corrected it (with its cited_as).
         own = any(number in marks and words not in moves for words, marks in sentences)
-        if number in written and written[number].method == "marker" and own:
+        if number in written and own:
             result.append(written[number])
             continue
         claim = " ".join(words for words, marks in sentences if number in marks)

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from core.schemas import Chunk, Hit, Scores
 from core.settings import REFUSAL_TEXT, Settings
-from rag.citations import CitationRules, best_snippet, is_refusal, resolve_citations
+from rag.citations import CitationRules, best_snippet, is_refusal, recite, resolve_citations
 
 RULES = CitationRules.from_settings(Settings())
 
@@ -134,3 +134,19 @@ def test_a_marker_is_kept_when_no_other_source_does_better() -> None:
     text, citations = resolve_citations(answer, PRICES, RULES)  # a computed figure no source holds
     assert text == answer
     assert [(c.marker, c.method) for c in citations] == [(1, "marker")]
+
+
+def test_a_citation_already_corrected_keeps_the_number_the_model_wrote_when_another_sentence_moves() -> None:
+    """resolve_citations moved the first sentence's [2] to [1] (cited_as 2); the support check then
+    moves the second sentence to [1] as well: the first sentence's citation still says what the model
+    wrote."""
+    hits = [
+        _hit(1, "The warehouse employs 640 people. It opened in 1998.", page=3),
+        _hit(2, "Westland | 7.35 million | 8.15 million", page=2),
+    ]
+    text, citations = resolve_citations("The warehouse employs 640 people [2]. It opened in 1998 [2].", hits, RULES)
+    first = next(c for c in citations if c.marker == 1)
+    assert (first.method, first.cited_as) == ("corrected", 2)
+    moved_text, moved = recite(text, citations, {"It opened in 1998.": 1}, hits, RULES)
+    assert moved_text.count("[1]") == 2
+    assert [(c.marker, c.method, c.cited_as) for c in moved] == [(1, "corrected", 2)]
