@@ -82,7 +82,7 @@ class RouteRequest:
         self._gate = settings.refusal_threshold
 
     def sure(self, route: Route) -> bool:
-        return route.kind == "document" and route.p_document >= self._sure
+        return route.kind == "document" and (route.p_document >= self._sure or route.shape_only)
 
     def leans(self, route: Route) -> bool:
         """Document-level if the documents in scope fit the prompt whole."""

@@ -110,7 +110,30 @@ _COUNT = r"(\d{1,3}|" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) +
 _BETWEEN = r"(?:(?!of\b|de\b|der\b)[^\W\d_]+\s+){0,2}"
 _UNIT = "(" + "|".join(sorted(_UNITS, key=len, reverse=True)) + ")"
 _FORM = re.compile(r"\b" + _COUNT + r"[\s-]+" + _BETWEEN + _UNIT + r"(?:s|es|en|n|e)?\b", re.I)
-_BULLETS = re.compile(r"\b(bullet(?:s|ed)?|bullet points|list|liste|lista|puces|stichpunkte|viñetas)\b", re.I)
+_BULLETS = re.compile(r"\b(bullet points?|bullet(?:s|ed)?|list|liste|lista|puces|stichpunkte|viñetas)\b", re.I)
+
+
+# The words a request for a shape is wrapped in, in the app's languages: pronouns, articles,
+# prepositions, politeness and the verbs of asking (closed word classes, no topic words).
+_WRAPPING = frozenset(
+    """please pls plz thanks give gimme make write do put turn can could would will you me us i it this
+    that just only in into as a an the at most max maximum no more than of with for want need like to
+    short brief quick now s'il te vous plait plaît stp svp donne donnez moi fais faites mets en un une
+    des le la les l au plus maximum juste seulement peux pouvez tu merci ça bitte gib geben sie mir mach
+    machen in als ein eine einen einem höchstens maximal nur kannst du können das es por favor dame
+    dime dámelo dímelo hazlo haz pon en como un una unos unas lo máximo solo puedes me lo esto""".split()
+)
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def asks_only_a_shape(text: str) -> bool:
+    """'3 bullets', 'give me five points please', 'en deux phrases': a request for a shape with nothing
+    to fill it with. No general-knowledge answer could address it, so it is about the documents at
+    hand; the router's vector, which has no topic to read, cannot tell that apart from chit-chat."""
+    rest = _BULLETS.sub(" ", _FORM.sub(" ", text))
+    if rest == text:
+        return False
+    return all(word in _WRAPPING for word in _WORD.findall(rest.lower()))
 
 
 @dataclass(frozen=True)
@@ -128,6 +151,7 @@ class Route:
     p_document: float
     form: Form
     p_every: float = 0.0  # P(the request needs every document read), for a document request
+    shape_only: bool = False  # asks for a shape and names no subject (asks_only_a_shape): a document request
 
 
 def requested_form(text: str) -> Form:
@@ -196,9 +220,11 @@ class Router:
     def route(self, text: str) -> Route:
         vector = np.asarray(self._embed([text]), dtype=np.float32)
         p = float(self._weights.probability(vector)[0])
+        shape_only = asks_only_a_shape(text)
         return Route(
-            kind="document" if p >= self._threshold else "passage",
+            kind="document" if p >= self._threshold or shape_only else "passage",
             p_document=p,
             form=requested_form(text),
             p_every=float(self._scope.probability(vector)[0]),
+            shape_only=shape_only,
         )

@@ -28,7 +28,9 @@ from rag.router import WEIGHTS_PATH, RouterWeights
 DATASET = PROJECT_ROOT / "eval" / "datasets" / "routing" / "requests.jsonl"
 # Written later, before the router was retrained on it, weighted to what the first set's router missed
 # (every date or figure, limitations, to-dos, terse overviews) and to single-fact hard negatives.
-DATASETS = (DATASET, DATASET.with_name("requests_v2.jsonl"))
+# Then requests not about the documents at all (general knowledge, advice, chit-chat), which the first
+# two sets lacked, beside document requests in the same open style.
+DATASETS = (DATASET, DATASET.with_name("requests_v2.jsonl"), DATASET.with_name("general_v3.jsonl"))
 L2 = 1e-3
 FOLDS = 5
 SEED = 7

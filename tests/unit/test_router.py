@@ -112,3 +112,44 @@ def test_a_leaning_request_goes_to_the_documents_only_when_no_passage_passes_the
     weak, strong = _retrieval(settings.refusal_threshold - 0.01), _retrieval(settings.refusal_threshold)
     assert stage.unmatched(leaning, weak) and not stage.unmatched(leaning, strong)
     assert not stage.unmatched(passage, weak)
+
+
+@pytest.mark.parametrize(
+    ("text", "shape_only"),
+    [
+        ("3 bullets", True),
+        ("five bullet points please", True),
+        ("Give me 2 sentences.", True),
+        ("en trois points stp", True),
+        ("in drei Sätzen bitte", True),
+        ("Dámelo en dos frases", True),
+        ("as a bulleted list", True),
+        ("List the planets in 3 bullets", False),
+        ("3 bullets on the causes of inflation", False),
+        ("What are the 3 points of the triangle?", False),
+        ("What is this document about?", False),
+    ],
+)
+def test_a_request_for_a_shape_with_no_subject_is_a_document_request(
+    embedder: Embedder, text: str, shape_only: bool
+) -> None:
+    """Nothing in "3 bullets" could be answered from general knowledge: it is about the documents at
+    hand, and goes there whatever the router's vector says (it has no topic to read)."""
+    route = Router(embedder.embed, get_settings().route_threshold).route(text)
+    assert route.shape_only is shape_only
+    if shape_only:
+        assert route.kind == "document"
+        assert RouteRequest(embedder.embed, get_settings()).sure(route)
+
+
+def test_requests_not_about_the_documents_stay_on_the_passage_path(embedder: Embedder) -> None:
+    """General requests in words none of the routing sets use: retrieval then refuses them when the
+    documents do not hold the answer, instead of reading a document or asking which one."""
+    router = Router(embedder.embed, get_settings().route_threshold)
+    for text in (
+        "Describe how a refrigerator keeps food cold.",
+        "Recommend a board game for four players.",
+        "Compose a limerick about a cat.",
+        "What did we talk about last time?",
+    ):
+        assert router.route(text).kind == "passage", text
