@@ -433,6 +433,11 @@ class TrustSettings(BaseModel):
         description="An answer from the documents none of whose checked sentences its cited evidence holds is "
         "withheld: the refusal is shown, and the model's reply apart from it, marked as not found in the documents.",
     )
+    restate_to_phrase: bool = Field(
+        default=True,
+        description="An answer whose sentences do not state the answer phrase the model first copied from the "
+        "evidence is replaced by the evidence sentence that states it, cited; the model's wording is shown apart.",
+    )
 
 
 class MemorySettings(BaseModel):

@@ -39,6 +39,9 @@ class QuestionResult(BaseModel):
     withheld: bool = Field(
         default=False, description="Refused because no passage held the model's reply (at every strictness level)."
     )
+    restated: str | None = Field(
+        default=None, description="The model's own answer, replaced because it did not state its answer phrase."
+    )
     error: str | None = None
     citations: list[CitedSource] = Field(default_factory=list)
     retrieved: list[str] = Field(default_factory=list, description="'source p.N' of the top-k chunks, best first.")

@@ -287,6 +287,7 @@ def score_question(
         search_query=answer.search_query,
         refused=answer.refused,
         withheld=answer.withheld is not None,
+        restated=answer.restated,
         error=answer.error,
         citations=[
             CitedSource(

@@ -4,9 +4,9 @@ guard → (a message that only states facts → note facts) → route (a request
 scope → the documents whole, or summarised section by section → the answer; rag/document_stages.py)
 → rewrite → retrieve (+ rerank) → select
 evidence → decide answerability → build prompt → generate (streamed; the reply's hidden first line
-decides answer or abstain before any of it is shown) → reject a degenerate reply → resolve citations →
-check support → assemble → record. The question's language, detected first, is the answer's and the
-notices'.
+decides answer or abstain before any of it is shown) → reject a degenerate reply → restate an answer
+that does not state its phrase → resolve citations → check support → assemble → record. The
+question's language, detected first, is the answer's and the notices'.
 
 Everything up to the prompt runs when `ask` is called; generation runs as the caller reads
 `AnswerStream.tokens()`, and the stages after it run when the stream ends. The memory pass after an
@@ -72,6 +72,7 @@ from rag.stages import (
     Record,
     RejectDegenerate,
     ResolveCitations,
+    RestateAnswer,
     Retrieve,
     Rewrite,
     SelectEvidence,
@@ -199,6 +200,7 @@ class AnswerPipeline:
         self.generate = Generate(llm, settings)
         self.abstain = Abstain()
         self.reject_degenerate = RejectDegenerate()
+        self.restate = RestateAnswer(settings.restate_to_phrase)
         rules = CitationRules.from_settings(settings)
         self.resolve_citations = ResolveCitations(rules)
         self.check_support = CheckSupport(support, rules, settings.withhold_unsupported)
@@ -268,6 +270,7 @@ class AnswerPipeline:
             support: list[SentenceSupport] = []  # checked only for an answer from the evidence
             uncovered: str | None = None
             withheld: str | None = None
+            restated: str | None = None
             if degenerate:
                 answer_text, citations, refused = message(lang, "degenerate"), [], True
             elif refused:
@@ -278,6 +281,7 @@ class AnswerPipeline:
                 answer_text, citations = text.strip(), []  # memory is context, never a cited source
             else:
                 uncovered = reply.uncovered(question, message(lang, "uncovered"))
+                text, restated = self.restate.run(text, reply, question, given)
                 answer_text, citations = self.resolve_citations.run(text, given, self.generate.constrains())
                 answer_text, citations, support = self.check_support.run(answer_text, citations, given, timings)
                 if self.check_support.withholds(support):
@@ -298,6 +302,7 @@ class AnswerPipeline:
                 abstention=_scored(decision, reply, options.strictness or settings.strictness),
                 uncovered=None if refused else uncovered,
                 withheld=withheld,
+                restated=None if refused else restated,
                 models=self._models().model_copy(update={"reranker": retrieval.reranker}),
                 error=error,
                 incomplete=error is not None and bool(text.strip()) and not refused,

@@ -28,6 +28,7 @@ from core.schemas import (
 )
 from core.settings import Settings
 from providers.llm.base import LLM, ChatMessage, QueueListener, Sampling, Token
+from rag.anchoring import restate
 from rag.answer_format import Reply, answer_grammar, without_cjk
 from rag.answer_json import answer_schema, reply_text
 from rag.answerability import Abstention, Strictness, decide
@@ -272,6 +273,21 @@ class Abstain:
     ) -> Abstention:
         best_dense = max((h.scores.dense or 0.0 for h in retrieval.hits), default=0.0)
         return decide(reply, question, given.hits, best_dense, model_label, strictness)
+
+
+class RestateAnswer:
+    """An answer that does not state the model's own answer phrase becomes the evidence sentence that
+    does, cited (rag/anchoring.py); the model's text goes on the Answer as `restated`."""
+
+    def __init__(self, enabled: bool) -> None:
+        self._enabled = enabled
+
+    def run(self, text: str, reply: Reply, question: str, given: Given) -> tuple[str, str | None]:
+        """(the answer's text, the model's text it replaced or None)."""
+        if not self._enabled or reply.said_none:
+            return text, None
+        restated = restate(text, reply.phrase, question, given.hits)
+        return (text, None) if restated is None else (restated, text.strip())
 
 
 class RejectDegenerate:

@@ -188,6 +188,8 @@ def render_answer_details(answer: Answer, candidates: list[Hit]) -> None:
         cached = f", {request.cached_sections} from the cache" if request.cached_sections else ""
         st.caption(f"About {', '.join(request.documents)}: {how}{cached}")
     if not answer.refused:
+        if answer.restated:
+            render_restated(answer.restated)
         render_support(answer)
         render_sources(answer)
     else:
@@ -207,6 +209,13 @@ def render_answer_details(answer: Answer, candidates: list[Hit]) -> None:
 def render_withheld(reply: str) -> None:
     """The model's reply that no passage it cited holds: kept out of the answer, shown for what it is."""
     with st.expander("The model's reply, withheld — not found in the passages it cited"):
+        st.markdown(blockquote(escape_markdown(reply)))
+
+
+def render_restated(reply: str) -> None:
+    """The model's own sentences, which did not state the answer it had copied from the passages: the
+    answer shown is the passage's sentence that does."""
+    with st.expander("The model's wording, replaced — it did not state its own answer"):
         st.markdown(blockquote(escape_markdown(reply)))
 
 

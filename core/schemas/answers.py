@@ -134,6 +134,11 @@ class Answer(BaseModel):
         description="The model's reply when none of its sentences was found in the evidence it cited "
         "(RAGCHAT_WITHHOLD_UNSUPPORTED): the answer is then the refusal, uncited, and this is shown apart.",
     )
+    restated: str | None = Field(
+        default=None,
+        description="The model's answer when it did not state the answer phrase it had copied from the evidence "
+        "(RAGCHAT_RESTATE_TO_PHRASE): the answer is then the evidence sentence that states it; this is shown apart.",
+    )
     degenerate: str | None = Field(
         default=None,
         description="Why the model's reply was not shown (only whitespace, citation marks without text, a loop): "

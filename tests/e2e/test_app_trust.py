@@ -100,3 +100,26 @@ def test_a_withheld_reply_is_shown_apart_from_the_refusal(home: Path) -> None:
     withheld = [e for e in at.main.expander if e.label.startswith("The model's reply, withheld")]
     assert len(withheld) == 1
     assert "The hostage was Berengaria." in withheld[0].markdown[0].value
+
+
+def test_a_restated_answer_shows_the_models_wording_apart(home: Path) -> None:
+    """The model's sentence did not state its own answer: the passage's sentence is the answer, and
+    the model's wording is offered apart, labelled as replaced."""
+    store = ConversationStore(get_settings().db_path)
+    sid = store.new_session_id()
+    store.append(
+        sid,
+        answer(
+            "Who was kept as a hostage?",
+            answer="Their son Duncan was kept as a hostage at the Norman court.",
+            restated="King Malcolm III of Scotland married Margaret.",
+        ),
+    )
+    st.cache_resource.clear()
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT_S).run()
+    picker = next(s for s in at.sidebar.selectbox if s.label == "Continue a conversation")
+    picker.select(sid).run()
+    assert not at.exception
+    replaced = [e for e in at.main.expander if e.label.startswith("The model's wording, replaced")]
+    assert len(replaced) == 1
+    assert "King Malcolm III of Scotland married Margaret." in replaced[0].markdown[0].value

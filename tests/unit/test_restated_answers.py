@@ -1,0 +1,74 @@
+"""An answer that does not state the answer phrase the model first copied from the evidence is
+replaced by the evidence sentence that states it, cited; the model's wording is kept apart."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from core.schemas import Answer
+from core.settings import get_settings
+from rag.anchoring import restate, stating_sentence, states
+from rag.pipeline import AskOptions
+from tests.pipeline_parts import build_pipeline
+from tests.unit.test_citations import _hit
+from tests.unit.test_grounded_markers import ConstrainedLLM, TwoPassages
+
+NORSE = [
+    _hit(1, "The Normans had a great impact on Europe. Their leader Rollo agreed to swear fealty to King Charles III."),
+    _hit(2, "Rollo's descendants replaced the Norse religion with Catholicism."),
+]
+
+
+def test_states_reads_the_phrase_as_words_in_a_row() -> None:
+    assert states("The Norse leader was Rollo [1].", "rollo")
+    assert states("It took 10,000 bytes.", "10,000 bytes")
+    assert states("The U.S. registry lists 73 airplanes.", "U.S. registry")
+    assert not states("The Normans had a great impact [1].", "Rollo")
+    assert not states("Rollover happens often.", "Rollo")  # a word, not a prefix
+    assert states("anything", "  ")  # no words: nothing to state
+
+
+def test_the_stating_sentence_shares_most_terms_with_the_question() -> None:
+    number, sentence = stating_sentence("Rollo", "Who was the leader who swore fealty?", NORSE) or (0, "")
+    assert number == 1 and sentence.startswith("Their leader Rollo")
+    # On a tie, the earlier excerpt.
+    assert stating_sentence("Rollo", "Rollo?", NORSE) == (1, NORSE[0].chunk.text.split(". ", 1)[1])
+    assert stating_sentence("Duncan", "Who was the hostage?", NORSE) is None
+
+
+def test_restate_replaces_only_an_answer_that_does_not_state_its_phrase() -> None:
+    question = "Who was the Norse leader?"
+    assert restate("The leader was Rollo [1].", "Rollo", question, NORSE) is None
+    assert restate("The Normans had a great impact on Europe [1].", None, question, NORSE) is None
+    assert restate("The Normans had a great impact on Europe [1].", "Duncan", question, NORSE) is None
+    assert (
+        restate("The Normans had a great impact on Europe [1].", "Rollo", question, NORSE)
+        == "Their leader Rollo agreed to swear fealty to King Charles III [1]."
+    )
+
+
+def ask(tmp_path: Path, reply: str, question: str, enabled: bool = True) -> Answer:
+    llm = ConstrainedLLM(reply)
+    settings = get_settings(home=tmp_path, restate_to_phrase=enabled)
+    pipeline = build_pipeline(settings, TwoPassages(), lambda: llm)
+    return pipeline.ask(question, AskOptions()).result()
+
+
+def test_the_pipeline_restates_a_reply_that_does_not_state_its_phrase(tmp_path: Path) -> None:
+    """TwoPassages: [1] holds "Their son Duncan was kept as a hostage at the Norman court."."""
+    reply = "Phrase: Duncan\nAnswer: King Malcolm III of Scotland married Margaret. [1]\nMissing: NONE"
+    answer = ask(tmp_path, reply, "Who was kept as a hostage?")
+    assert not answer.refused
+    assert answer.answer == "Their son Duncan was kept as a hostage at the Norman court [1]."
+    assert answer.restated == "King Malcolm III of Scotland married Margaret. [1]"
+    assert [(c.marker, c.method) for c in answer.citations] == [(1, "marker")]
+    assert "Duncan" in answer.citations[0].snippet
+
+    kept = ask(tmp_path / "off", reply, "Who was kept as a hostage?", enabled=False)
+    assert kept.restated is None and kept.answer.startswith("King Malcolm III")
+
+
+def test_a_reply_that_states_its_phrase_is_left_as_written(tmp_path: Path) -> None:
+    reply = "Phrase: Duncan\nAnswer: The hostage was Duncan. [1]\nMissing: NONE"
+    answer = ask(tmp_path, reply, "Who was the hostage?")
+    assert answer.restated is None and answer.answer == "The hostage was Duncan [1]."
