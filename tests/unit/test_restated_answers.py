@@ -7,7 +7,7 @@ from pathlib import Path
 
 from core.schemas import Answer
 from core.settings import get_settings
-from rag.anchoring import restate, stating_sentence, states
+from rag.anchoring import restate, states, stating_sentence
 from rag.pipeline import AskOptions
 from tests.pipeline_parts import build_pipeline
 from tests.unit.test_citations import _hit
