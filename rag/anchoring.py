@@ -6,7 +6,9 @@ not always state it: on the SQuAD 2.0 Normans set, 19 of 81 answered answerable 
 sentence without their phrase ("Who was the Norse leader?": phrase "Rollo", answer "The Norman
 dynasty had a major political, cultural and military impact on medieval Europe [2]."), 10 of them
 with the right phrase. Such a sentence answers another question; the evidence sentence that holds
-the phrase answers this one, word for word, and is cited to the excerpt it is in.
+the phrase answers this one, word for word, and is cited to the excerpt it is in. Only an answer
+the support check kept is restated: one it withheld (the model invented it) stays withheld, and a
+phrase that merely occurs in the evidence does not turn that refusal into an answer.
 """
 
 from __future__ import annotations
@@ -57,5 +59,7 @@ def restate(text: str, phrase: str | None, question: str, hits: list[Hit]) -> st
     if found is None:
         return None
     number, sentence = found
+    if "|" in sentence:  # a table row: its cells, as a line of text
+        sentence = ", ".join(cell.strip() for cell in sentence.split("|") if cell.strip())
     stop = sentence[-1] if sentence[-1] in ".!?" else "."
     return f"{sentence.rstrip('.!?').rstrip()} [{number}]{stop}"

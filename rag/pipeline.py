@@ -4,8 +4,8 @@ guard → (a message that only states facts → note facts) → route (a request
 scope → the documents whole, or summarised section by section → the answer; rag/document_stages.py)
 → rewrite → retrieve (+ rerank) → select
 evidence → decide answerability → build prompt → generate (streamed; the reply's hidden first line
-decides answer or abstain before any of it is shown) → reject a degenerate reply → restate an answer
-that does not state its phrase → resolve citations → check support → assemble → record. The
+decides answer or abstain before any of it is shown) → reject a degenerate reply → resolve citations →
+check support (→ restate an answer that does not state its phrase) → assemble → record. The
 question's language, detected first, is the answer's and the notices'.
 
 Everything up to the prompt runs when `ask` is called; generation runs as the caller reads
@@ -281,13 +281,18 @@ class AnswerPipeline:
                 answer_text, citations = text.strip(), []  # memory is context, never a cited source
             else:
                 uncovered = reply.uncovered(question, message(lang, "uncovered"))
-                text, restated = self.restate.run(text, reply, question, given)
                 answer_text, citations = self.resolve_citations.run(text, given, self.generate.constrains())
                 answer_text, citations, support = self.check_support.run(answer_text, citations, given, timings)
                 if self.check_support.withholds(support):
                     withheld, answer_text, citations, refused = answer_text, refusal, [], True
-                elif uncovered:
-                    answer_text = f"{answer_text} {uncovered}"
+                else:
+                    # Only an answer the evidence holds is restated: a withheld one stays withheld.
+                    restated_text, restated = self.restate.run(text, reply, question, given)
+                    if restated is not None:
+                        answer_text, citations = self.resolve_citations.run(restated_text, given, True)
+                        answer_text, citations, support = self.check_support.run(answer_text, citations, given, timings)
+                    if uncovered:
+                        answer_text = f"{answer_text} {uncovered}"
             answer = self._generated(
                 question,
                 options,

@@ -72,3 +72,18 @@ def test_a_reply_that_states_its_phrase_is_left_as_written(tmp_path: Path) -> No
     reply = "Phrase: Duncan\nAnswer: The hostage was Duncan. [1]\nMissing: NONE"
     answer = ask(tmp_path, reply, "Who was the hostage?")
     assert answer.restated is None and answer.answer == "The hostage was Duncan [1]."
+
+
+def test_a_withheld_reply_is_not_restated(tmp_path: Path) -> None:
+    """The model invented its sentence (no excerpt holds it): the refusal stands, even though its
+    phrase occurs in an excerpt."""
+    reply = "Phrase: Duncan\nAnswer: The coronation took place in Rome in 1120. [2]\nMissing: NONE"
+    answer = ask(tmp_path, reply, "Where was Duncan crowned?")
+    assert answer.refused and answer.withheld and answer.restated is None
+
+
+def test_a_table_row_is_restated_as_its_cells() -> None:
+    rows = [_hit(1, "| City | Employees | Kind\n| Torrance | 388 | Layoff Permanent")]
+    assert restate("Toyota closed a plant [1].", "388", "How many employees in Torrance?", rows) == (
+        "Torrance, 388, Layoff Permanent [1]."
+    )
