@@ -33,9 +33,10 @@ class TwoPassages:
         return Retrieval(query=query, hits=hits, candidates=hits, bm25_weight=0.5, fusion="convex", reranker="none")
 
 
-def ask(tmp_path: Path, reply: str, question: str, withhold: bool = True) -> Answer:
+def ask(tmp_path: Path, reply: str, question: str, **settings_overrides: object) -> Answer:
+    """The pipeline's answer to `question` when the constrained model replies `reply`, with these settings."""
     llm = ConstrainedLLM(reply)
-    settings = get_settings(home=tmp_path, withhold_unsupported=withhold)
+    settings = get_settings(home=tmp_path, **settings_overrides)
     pipeline = build_pipeline(settings, TwoPassages(), lambda: llm)
     return pipeline.ask(question, AskOptions()).result()
 
@@ -57,7 +58,7 @@ def test_an_answer_its_evidence_does_not_hold_is_withheld(tmp_path: Path) -> Non
     assert [s.missing for s in answer.support] == [["Berengaria"]]
 
     # Turned off, it is shown flagged: the sentence keeps its words and loses the marker it wrote.
-    shown = ask(tmp_path / "off", reply, "Who was the hostage?", withhold=False)
+    shown = ask(tmp_path / "off", reply, "Who was the hostage?", withhold_unsupported=False)
     assert not shown.refused and shown.withheld is None
     assert shown.answer == "The hostage was Berengaria." and shown.citations == []
     assert model_cited_share(shown) == 0.0

@@ -5,13 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.schemas import Answer
-from core.settings import get_settings
 from rag.anchoring import restate, states, stating_sentence
-from rag.pipeline import AskOptions
-from tests.pipeline_parts import build_pipeline
 from tests.unit.test_citations import _hit
-from tests.unit.test_grounded_markers import ConstrainedLLM, TwoPassages
+from tests.unit.test_grounded_markers import ask
 
 NORSE = [
     _hit(1, "The Normans had a great impact on Europe. Their leader Rollo agreed to swear fealty to King Charles III."),
@@ -47,13 +43,6 @@ def test_restate_replaces_only_an_answer_that_does_not_state_its_phrase() -> Non
     )
 
 
-def ask(tmp_path: Path, reply: str, question: str, enabled: bool = True) -> Answer:
-    llm = ConstrainedLLM(reply)
-    settings = get_settings(home=tmp_path, restate_to_phrase=enabled)
-    pipeline = build_pipeline(settings, TwoPassages(), lambda: llm)
-    return pipeline.ask(question, AskOptions()).result()
-
-
 def test_the_pipeline_restates_a_reply_that_does_not_state_its_phrase(tmp_path: Path) -> None:
     """TwoPassages: [1] holds "Their son Duncan was kept as a hostage at the Norman court."."""
     reply = "Phrase: Duncan\nAnswer: King Malcolm III of Scotland married Margaret. [1]\nMissing: NONE"
@@ -64,7 +53,7 @@ def test_the_pipeline_restates_a_reply_that_does_not_state_its_phrase(tmp_path: 
     assert [(c.marker, c.method) for c in answer.citations] == [(1, "marker")]
     assert "Duncan" in answer.citations[0].snippet
 
-    kept = ask(tmp_path / "off", reply, "Who was kept as a hostage?", enabled=False)
+    kept = ask(tmp_path / "off", reply, "Who was kept as a hostage?", restate_to_phrase=False)
     assert kept.restated is None and kept.answer.startswith("King Malcolm III")
 
 
