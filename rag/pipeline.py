@@ -289,7 +289,7 @@ class AnswerPipeline:
                     # Only an answer the evidence holds is restated: a withheld one stays withheld.
                     restated_text, restated = self.restate.run(text, reply, question, given)
                     if restated is not None:
-                        answer_text, citations = self.resolve_citations.run(restated_text, given, True)
+                        answer_text, citations = self.resolve_citations.run(restated_text, given, constrained=True)
                         answer_text, citations, support = self.check_support.run(answer_text, citations, given, timings)
                     if uncovered:
                         answer_text = f"{answer_text} {uncovered}"

@@ -117,11 +117,11 @@ _BULLETS = re.compile(r"\b(bullet points?|bullet(?:s|ed)?|list|liste|lista|puces
 # prepositions, politeness and the verbs of asking (closed word classes, no topic words).
 _WRAPPING = frozenset(
     """please pls plz thanks give gimme make write do put turn can could would will you me us i it this
-    that just only in into as a an the at most max maximum no more than of with for want need like to
-    short brief quick now s'il te vous plait plaît stp svp donne donnez moi fais faites mets en un une
-    des le la les l au plus maximum juste seulement peux pouvez tu merci ça bitte gib geben sie mir mach
-    machen in als ein eine einen einem höchstens maximal nur kannst du können das es por favor dame
-    dime dámelo dímelo hazlo haz pon en como un una unos unas lo máximo solo puedes me lo esto""".split()
+    that just only in into as a an the at most max maximum no more than of with for want need like
+    to short brief quick now s'il te vous plait plaît stp svp donne donnez moi fais faites mets en
+    un une des le la les l au plus juste seulement peux pouvez tu merci ça bitte gib geben sie mir
+    mach machen als ein eine einen einem höchstens maximal nur kannst du können das es por favor
+    dame dime dámelo dímelo hazlo haz pon como una unos unas lo máximo solo puedes esto""".split()
 )
 _WORD = re.compile(r"[^\W\d_]+")
 
