@@ -39,7 +39,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from core.schemas import MemoryFacts
 from core.settings import get_settings
 from rag.answer_format import Reply, read_reply
-from rag.answerability import CALIBRATION_FILE, DEFAULT_THRESHOLDS, FALSE_REFUSAL_BUDGETS, SIGNALS, signals
+from rag.answerability import (
+    CALIBRATION_FILE,
+    CHECK_SIGNAL,
+    DEFAULT_THRESHOLDS,
+    FALSE_REFUSAL_BUDGETS,
+    SIGNALS,
+    signals,
+)
 from ragchat.application import open_session
 
 GRID = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
@@ -113,11 +120,18 @@ def ask_phrase(pipeline, llm, settings, q: dict) -> dict:
         break
     tokens.close()
     best_dense = max((h.scores.dense or 0.0 for h in retrieval.hits), default=0.0)
+    found = signals(reply, question, given.hits, best_dense)
+    checked_at = time.perf_counter()
+    if found is not None and not reply.said_none:  # the answerability check, as the pipeline asks it
+        check_none = pipeline.check_answerability.p_none(question, question, given)
+        if check_none is not None:
+            found[CHECK_SIGNAL] = check_none
     row.update(
         phrase=reply.phrase,
-        signals=signals(reply, question, given.hits, best_dense),
+        signals=found,
+        check_seconds=round(time.perf_counter() - checked_at, 2),
         said_none=reply.said_none,
-        seconds=round(time.perf_counter() - started, 2),
+        seconds=round(checked_at - started, 2),
         prompt_tokens=getattr(llm, "last_timings", {}).get("prompt_n"),
     )
     return row
@@ -174,23 +188,30 @@ def score_rows(
     return (1 / (1 + np.exp(-(z @ w + bias)))).tolist()
 
 
-def rates(rows: list[dict], scores: list[float | None], threshold: float) -> tuple[float, float]:
-    """(refusal of unanswerable, false refusal of answerable): gated and NONE replies always refuse."""
+def rates(
+    rows: list[dict], scores: list[float | None], threshold: float, early: list[bool] | None = None
+) -> tuple[float, float]:
+    """(refusal of unanswerable, false refusal of answerable): gated and NONE replies always refuse,
+    and so do the rows `early` marks (refused at the phrase line, before the answerability check)."""
+    early = early or [False] * len(rows)
 
-    def refused(row: dict, score: float | None) -> bool:
-        return row["gated"] or bool(row.get("said_none")) or (score is not None and score >= threshold)
+    def refused(row: dict, score: float | None, before: bool) -> bool:
+        return row["gated"] or bool(row.get("said_none")) or before or (score is not None and score >= threshold)
 
-    impossible = [refused(r, s) for r, s in zip(rows, scores, strict=True) if not r["answerable"]]
-    answerable = [refused(r, s) for r, s in zip(rows, scores, strict=True) if r["answerable"]]
+    marks = list(zip(rows, scores, early, strict=True))
+    impossible = [refused(r, s, e) for r, s, e in marks if not r["answerable"]]
+    answerable = [refused(r, s, e) for r, s, e in marks if r["answerable"]]
     return sum(impossible) / max(len(impossible), 1), sum(answerable) / max(len(answerable), 1)
 
 
-def choose_thresholds(rows: list[dict], scores: list[float | None]) -> dict[str, float]:
+def choose_thresholds(
+    rows: list[dict], scores: list[float | None], early: list[bool] | None = None
+) -> dict[str, float]:
     """Per level, the lowest threshold whose false refusal stays within the level's budget."""
     candidates = sorted({round(s, 4) for s in scores if s is not None} | {1.0})
     chosen = {}
     for level, budget in FALSE_REFUSAL_BUDGETS.items():
-        fitting = [t for t in candidates if rates(rows, scores, t)[1] <= budget]
+        fitting = [t for t in candidates if rates(rows, scores, t, early)[1] <= budget]
         chosen[level] = min(fitting) if fitting else 1.0
     return chosen
 
@@ -205,15 +226,89 @@ def article_cv_auc(rows: list[dict], names: tuple[str, ...], l2: float) -> float
     return auc([s for s, y in scored if y], [s for s, y in scored if not y])
 
 
-def choose_model(rows: list[dict]) -> tuple[tuple[str, ...], float]:
+PHRASE_LINE_SUBSETS = [SIGNALS, ("p_none", "phrase_min_logprob", "question_missing"), ("p_none", "phrase_min_logprob")]
+CHECKED_SUBSETS = [
+    (*SIGNALS, CHECK_SIGNAL),
+    ("p_none", "phrase_min_logprob", "question_missing", CHECK_SIGNAL),
+    ("p_none", "phrase_min_logprob", CHECK_SIGNAL),
+    (CHECK_SIGNAL, "phrase_min_logprob"),
+    (CHECK_SIGNAL,),
+]
+
+
+def choose_model(rows: list[dict], subsets: list[tuple[str, ...]]) -> tuple[tuple[str, ...], float]:
     """The signal set and L2 weight with the best leave-one-article-out AUC on the training articles:
     six signals on a few hundred rows overfit, so fewer may generalise better."""
-    subsets = [SIGNALS, ("p_none", "phrase_min_logprob", "question_missing"), ("p_none", "phrase_min_logprob")]
     results = {(names, l2): article_cv_auc(rows, names, l2) for names in subsets for l2 in (0.01, 0.1, 1.0)}
     print("\nleave-one-article-out AUC on the training articles")
     for (names, l2), value in results.items():
         print(f"  {value:.3f}  l2 {l2:<5} {', '.join(names)}")
     return max(results, key=results.get)
+
+
+def fit_part(
+    train: list[dict],
+    test: list[dict],
+    subsets: list[tuple[str, ...]],
+    early: tuple[list[bool], list[bool]] | None = None,
+) -> tuple[dict, list[float | None], list[float | None]]:
+    """One logistic model: its signals and L2 chosen by leave-one-article-out AUC on `train`, fitted
+    on train, reported on test; each level's threshold chosen on train. `early`: (train, test) rows
+    already refused at the phrase line. Returns the calibration entry and both parts' scores."""
+    names = subsets[0]
+    scored_train = [r for r in train if r["signals"] is not None and all(n in r["signals"] for n in names)]
+    scored_test = [r for r in test if r["signals"] is not None and all(n in r["signals"] for n in names)]
+    print("\nROC AUC on the test articles (higher: unanswerable scores higher)")
+    x, y = matrix(scored_test, names)
+    for n, name in enumerate(names):
+        values = x[:, n]
+        a = auc(values[y == 1].tolist(), values[y == 0].tolist())
+        print(f"  {name:22} {max(a, 1 - a):.3f}{'' if a >= 0.5 else ' (inverted)'}")
+    names, l2 = choose_model(scored_train, subsets)
+    w, means, scales, bias = fit_logistic(*matrix(scored_train, names), l2)
+    test_scores = score_rows(scored_test, w, means, scales, bias, names)
+    _, y_test = matrix(scored_test, names)
+    pos = [s for s, t in zip(test_scores, y_test, strict=True) if t == 1]
+    neg = [s for s, t in zip(test_scores, y_test, strict=True) if t == 0]
+    print(f"  {'combined (logistic)':22} {auc(pos, neg):.3f}")
+    print(
+        f"  chosen: l2 {l2}; weights "
+        + ", ".join(f"{n} {v:+.2f}" for n, v in zip(names, w, strict=True))
+        + f", bias {bias:+.2f}"
+    )
+    by_id = {r["id"]: s for r, s in zip(scored_test, test_scores, strict=True)}
+    all_test = [by_id.get(r["id"]) for r in test]
+    train_scores = score_rows(scored_train, w, means, scales, bias, names)
+    by_id = {r["id"]: s for r, s in zip(scored_train, train_scores, strict=True)}
+    all_train = [by_id.get(r["id"]) for r in train]
+    early_train, early_test = early or (None, None)
+    thresholds = choose_thresholds(train, all_train, early_train)
+    print("\nthreshold  refusal  false-refusal   (test articles)")
+    for threshold in GRID:
+        refusal, false_refusal = rates(test, all_test, threshold, early_test)
+        print(f"{threshold:9.2f}  {refusal:7.3f}  {false_refusal:13.3f}")
+    print("\nstrictness levels (threshold chosen on the train articles)")
+    held_out = {}
+    for level, threshold in thresholds.items():
+        train_r, train_f = rates(train, all_train, threshold, early_train)
+        test_r, test_f = rates(test, all_test, threshold, early_test)
+        held_out[level] = {"refusal": round(test_r, 3), "false_refusal": round(test_f, 3)}
+        print(
+            f"  {level:9} {threshold:.3f}: train refusal {train_r:.3f} / false {train_f:.3f}; "
+            f"test refusal {test_r:.3f} / false {test_f:.3f}"
+        )
+    entry = {
+        "weights": dict(zip(names, map(float, w), strict=True)),
+        "means": dict(zip(names, map(float, means), strict=True)),
+        "scales": dict(zip(names, map(float, scales), strict=True)),
+        "bias": bias,
+        "thresholds": thresholds,
+        "held_out_rates": held_out,
+        "held_out_articles": sorted({r["article"] for r in test}),
+        "fitted_on": sorted({r["article"] for r in train}),
+        "rows": len(scored_train),
+    }
+    return entry, all_train, all_test
 
 
 def fit(args: argparse.Namespace) -> None:
@@ -226,71 +321,29 @@ def fit(args: argparse.Namespace) -> None:
         articles = sorted({r["article"] for r in part})
         answerable = sum(r["answerable"] for r in part)
         print(f"{name}: {len(part)} questions ({answerable} answerable) from {', '.join(articles)}")
-    scored_train = [r for r in train if r["signals"] is not None]
-    scored_test = [r for r in test if r["signals"] is not None]
-    print("\nROC AUC on the test articles (higher: unanswerable scores higher)")
-    for n, name in enumerate(SIGNALS):
-        x, y = matrix(scored_test)
-        values = x[:, n]
-        a = auc(values[y == 1].tolist(), values[y == 0].tolist())
-        print(f"  {name:22} {max(a, 1 - a):.3f}{'' if a >= 0.5 else ' (inverted)'}")
-    names, l2 = choose_model(scored_train)
-    w, means, scales, bias = fit_logistic(*matrix(scored_train, names), l2)
-    test_scores = score_rows(scored_test, w, means, scales, bias, names)
-    _, y_test = matrix(scored_test)
-    pos = [s for s, t in zip(test_scores, y_test, strict=True) if t == 1]
-    neg = [s for s, t in zip(test_scores, y_test, strict=True) if t == 0]
-    print(f"  {'combined (logistic)':22} {auc(pos, neg):.3f}")
-    print(
-        f"  chosen: l2 {l2}; weights "
-        + ", ".join(f"{n} {v:+.2f}" for n, v in zip(names, w, strict=True))
-        + f", bias {bias:+.2f}"
-    )
-    by_id = {r["id"]: s for r, s in zip(scored_test, test_scores, strict=True)}
-    all_test_scores = [by_id.get(r["id"]) for r in test]
-    train_by_id = {
-        r["id"]: s for r, s in zip(scored_train, score_rows(scored_train, w, means, scales, bias, names), strict=True)
-    }
-    all_train_scores = [train_by_id.get(r["id"]) for r in train]
-    thresholds = choose_thresholds(train, all_train_scores)
-    print("\nthreshold  refusal  false-refusal   (test articles)")
-    for threshold in GRID:
-        refusal, false_refusal = rates(test, all_test_scores, threshold)
-        print(f"{threshold:9.2f}  {refusal:7.3f}  {false_refusal:13.3f}")
-    print("\nstrictness levels (threshold chosen on the train articles)")
-    held_out = {}
-    for level, threshold in thresholds.items():
-        train_r, train_f = rates(train, all_train_scores, threshold)
-        test_r, test_f = rates(test, all_test_scores, threshold)
-        held_out[level] = {"refusal": round(test_r, 3), "false_refusal": round(test_f, 3)}
-        print(
-            f"  {level:9} {threshold:.3f}: train refusal {train_r:.3f} / false {train_f:.3f}; "
-            f"test refusal {test_r:.3f} / false {test_f:.3f}"
-        )
+    print("\n== at the phrase line (the answer prompt's own signals)")
+    entry, train_scores, test_scores = fit_part(train, test, PHRASE_LINE_SUBSETS)
     p_none_test = [r["signals"]["p_none"] if r["signals"] else None for r in test]
     for level, threshold in DEFAULT_THRESHOLDS.items():
         refusal, false_refusal = rates(test, p_none_test, threshold)
         print(
             f"  uncalibrated default {level} (P(NONE) ≥ {threshold}): refusal {refusal:.3f} / false {false_refusal:.3f}"
         )
+    if args.checked:
+        # Before the check only what the lenient level refuses is refused (rag/answerability.py `decide`).
+        early = entry["thresholds"]["lenient"]
+        marks = tuple([s is not None and s >= early for s in part] for part in (train_scores, test_scores))
+        print(f"\n== after the answerability check (refused early: phrase-line score ≥ {early:.3f})")
+        entry["checked"], _, _ = fit_part(train, test, CHECKED_SUBSETS, marks)
     answered = [r for r in test if r["answerable"]]
     print(f"\nevidence holds the gold answer: {statistics.mean(bool(r['evidence_has_gold']) for r in answered):.3f}")
-    seconds = [r["seconds"] for r in rows if r.get("seconds")]
-    if seconds:
-        print(f"seconds to the first visible token, median {statistics.median(seconds):.2f}")
+    for key, what in (("seconds", "to the first visible token"), ("check_seconds", "the answerability check")):
+        seconds = [r[key] for r in rows if r.get(key)]
+        if seconds:
+            print(f"seconds {what}, median {statistics.median(seconds):.2f}")
     if args.write:
         data = json.loads(CALIBRATION_FILE.read_text(encoding="utf-8")) if CALIBRATION_FILE.exists() else {}
-        data.setdefault("models", {})[args.model] = {
-            "weights": dict(zip(names, map(float, w), strict=True)),
-            "means": dict(zip(names, map(float, means), strict=True)),
-            "scales": dict(zip(names, map(float, scales), strict=True)),
-            "bias": bias,
-            "thresholds": thresholds,
-            "held_out_rates": held_out,
-            "held_out_articles": sorted({r["article"] for r in test}),
-            "fitted_on": sorted({r["article"] for r in train}),
-            "rows": len(scored_train),
-        }
+        data.setdefault("models", {})[args.model] = entry
         CALIBRATION_FILE.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         print(f"wrote {CALIBRATION_FILE}")
 
@@ -310,6 +363,7 @@ def main() -> None:
     f.add_argument("--test", nargs="+", required=True, help="articles held out of the fit")
     f.add_argument("--model", default="qwen2.5-coder-1.5b")
     f.add_argument("--write", action="store_true")
+    f.add_argument("--checked", action="store_true", help="also fit the score after the answerability check")
     args = parser.parse_args()
     (collect if args.command == "collect" else fit)(args)
 

@@ -433,6 +433,15 @@ class TrustSettings(BaseModel):
         description="An answer from the documents none of whose checked sentences its cited evidence holds is "
         "withheld: the refusal is shown, and the model's reply apart from it, marked as not found in the documents.",
     )
+    answerability_check: bool = Field(
+        default=True,
+        description="After an answer from the documents is written, ask the model once more (one token) whether the "
+        "evidence states the answer to exactly this question; a calibrated model's abstention score is then computed "
+        "again with it, and the answer withheld at the strictness level's threshold. Costs a prefill of the evidence.",
+    )
+    answerability_check_top_logprobs: int = Field(
+        default=20, ge=1, description="Alternatives read at the check's one token to sum P(NONE)."
+    )
     restate_to_phrase: bool = Field(
         default=True,
         description="An answer whose sentences do not state the answer phrase the model first copied from the "

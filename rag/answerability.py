@@ -11,6 +11,11 @@ with the reply's hidden phrase line (rag/answer_format.py) and the evidence, at 
   question changed);
 - `best_dense`: how close the best retrieved passage is to the question.
 
+After the answer is written, one more signal can join them: `check_none`, the model's P(NONE) when it is
+asked only whether the evidence states the answer (rag/prompting.py CHECK_SYSTEM_PROMPT, one token). The
+answer prompt's own P(NONE) hardly separates the questions of some articles; asked alone, the model does
+better. A model whose calibration has a `checked` part is scored again with it (`recheck`).
+
 A logistic model per packaged LLM combines them; bench/answerability_signals.py fits it on some SQuAD
 2.0 articles, reports it on others, and writes its weights and each strictness level's threshold to
 rag/abstention_calibration.json. A model nobody calibrated (Ollama, an OpenAI-compatible server)
@@ -35,6 +40,7 @@ from rag.citations import content_words
 
 Strictness = Literal["lenient", "balanced", "strict"]
 SIGNALS = ("p_none", "phrase_mean_logprob", "phrase_min_logprob", "phrase_missing", "question_missing", "best_dense")
+CHECK_SIGNAL = "check_none"
 CALIBRATION_FILE = Path(__file__).with_name("abstention_calibration.json")
 
 # Uncalibrated models: score = P(NONE) + UNCOPIED_PHRASE_WEIGHT · phrase_missing, refused at or above
@@ -65,6 +71,7 @@ class Calibration:
     bias: float
     thresholds: dict[Strictness, float]
     rates: dict[Strictness, LevelRates]
+    checked: Calibration | None = None  # the model over SIGNALS and CHECK_SIGNAL, after the check
 
     def score(self, signals: dict[str, float]) -> float:
         z = self.bias + sum(
@@ -79,18 +86,20 @@ def calibrations() -> dict[str, Calibration]:
     if not CALIBRATION_FILE.exists():
         return {}
     data = json.loads(CALIBRATION_FILE.read_text(encoding="utf-8"))
-    return {
-        name: Calibration(
-            model=name,
-            weights=entry["weights"],
-            means=entry["means"],
-            scales=entry["scales"],
-            bias=entry["bias"],
-            thresholds=entry["thresholds"],
-            rates={level: LevelRates(**rates) for level, rates in entry.get("held_out_rates", {}).items()},
-        )
-        for name, entry in data.get("models", {}).items()
-    }
+    return {name: _calibration(name, entry) for name, entry in data.get("models", {}).items()}
+
+
+def _calibration(name: str, entry: dict) -> Calibration:
+    return Calibration(
+        model=name,
+        weights=entry["weights"],
+        means=entry["means"],
+        scales=entry["scales"],
+        bias=entry["bias"],
+        thresholds=entry["thresholds"],
+        rates={level: LevelRates(**rates) for level, rates in entry.get("held_out_rates", {}).items()},
+        checked=_calibration(name, entry["checked"]) if "checked" in entry else None,
+    )
 
 
 def calibration_for(model_label: str) -> Calibration | None:
@@ -102,9 +111,18 @@ def calibration_for(model_label: str) -> Calibration | None:
 
 
 def level_rates(model_label: str) -> dict[Strictness, LevelRates] | None:
-    """Each level's measured refusal and false refusal for this model (None: not calibrated)."""
+    """Each level's measured refusal and false refusal for this model (None: not calibrated): with the
+    answerability check when the model is calibrated with it."""
     calibration = calibration_for(model_label)
+    if calibration and calibration.checked and calibration.checked.rates:
+        return calibration.checked.rates
     return calibration.rates if calibration and calibration.rates else None
+
+
+def checks_answerability(model_label: str) -> bool:
+    """Whether this model was calibrated with the answerability check (so the check is worth its call)."""
+    calibration = calibration_for(model_label)
+    return calibration is not None and calibration.checked is not None
 
 
 @dataclass(frozen=True)
@@ -113,7 +131,7 @@ class Abstention:
     refuse: bool
     threshold: float
     calibrated: bool
-    signals: dict[str, float] | None  # what the score was computed from (SIGNALS)
+    signals: dict[str, float] | None  # what the score was computed from (SIGNALS, and CHECK_SIGNAL once checked)
 
 
 _SPACE = re.compile(r"\s+")
@@ -171,14 +189,35 @@ def abstention_score(found: dict[str, float] | None, calibration: Calibration | 
 
 
 def decide(
-    reply: Reply, question: str, evidence: list[Hit], best_dense: float, model_label: str, strictness: Strictness
+    reply: Reply,
+    question: str,
+    evidence: list[Hit],
+    best_dense: float,
+    model_label: str,
+    strictness: Strictness,
+    checking: bool = False,
 ) -> Abstention:
-    """Refuse when the model wrote NONE, or when the score reaches the strictness level's threshold."""
+    """Refuse when the model wrote NONE, or when the score reaches the strictness level's threshold.
+    `checking`: the answerability check will follow (`recheck`); for a model calibrated with it, only
+    what the lenient level refuses is refused here, and the check's score decides the rest."""
     calibration = calibration_for(model_label)
-    threshold = (calibration.thresholds if calibration else DEFAULT_THRESHOLDS)[strictness]
+    level: Strictness = "lenient" if checking and calibration and calibration.checked else strictness
+    threshold = (calibration.thresholds if calibration else DEFAULT_THRESHOLDS)[level]
     found = signals(reply, question, evidence, best_dense)
     score = abstention_score(found, calibration)
     refuse = reply.said_none or (score is not None and score >= threshold)
     return Abstention(
         score=score, refuse=refuse, threshold=threshold, calibrated=calibration is not None, signals=found
     )
+
+
+def recheck(first: Abstention, check_none: float, model_label: str, strictness: Strictness) -> Abstention:
+    """The decision again once the answerability check gave its P(NONE): the model's `checked` score
+    over every signal, refused at that score's own threshold. Unchanged when there is nothing to rescore."""
+    calibration = calibration_for(model_label)
+    if first.refuse or first.signals is None or calibration is None or calibration.checked is None:
+        return first
+    found = {**first.signals, CHECK_SIGNAL: check_none}
+    score = calibration.checked.score(found)
+    threshold = calibration.checked.thresholds[strictness]
+    return Abstention(score=score, refuse=score >= threshold, threshold=threshold, calibrated=True, signals=found)

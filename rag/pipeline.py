@@ -5,7 +5,8 @@ scope → the documents whole, or summarised section by section → the answer; 
 → rewrite → retrieve (+ rerank) → select
 evidence → decide answerability → build prompt → generate (streamed; the reply's hidden first line
 decides answer or abstain before any of it is shown) → reject a degenerate reply → resolve citations →
-check support (→ restate an answer that does not state its phrase) → assemble → record. The
+check support (→ check answerability: one more token, may withhold → restate an answer that does not
+state its phrase) → assemble → record. The
 question's language, detected first, is the answer's and the notices'.
 
 Everything up to the prompt runs when `ask` is called; generation runs as the caller reads
@@ -63,6 +64,7 @@ from rag.router import Route
 from rag.stages import (
     Abstain,
     BuildPrompt,
+    CheckAnswerability,
     CheckSupport,
     DecideAnswerability,
     Generate,
@@ -198,7 +200,10 @@ class AnswerPipeline:
         self.decide = DecideAnswerability(memory, settings.memory_answer_min_similarity)
         self.build_prompt = BuildPrompt()
         self.generate = Generate(llm, settings)
-        self.abstain = Abstain()
+        self.abstain = Abstain(settings.answerability_check)
+        self.check_answerability = CheckAnswerability(
+            llm, settings.answerability_check, settings.answerability_check_top_logprobs
+        )
         self.reject_degenerate = RejectDegenerate()
         self.restate = RestateAnswer(settings.restate_to_phrase)
         rules = CitationRules.from_settings(settings)
@@ -258,6 +263,7 @@ class AnswerPipeline:
         evidence = self.select_evidence.run(question, search_query, retrieval, memory)
         given = self.decide.run(evidence, memory, closeness)
 
+        strictness = options.strictness or settings.strictness
         reply = Reply()
         decision: list[Abstention] = []  # set by the grounded stream once it has read the phrase line
         refusal = message(lang, "refusal")
@@ -283,7 +289,11 @@ class AnswerPipeline:
                 uncovered = reply.uncovered(question, message(lang, "uncovered"))
                 answer_text, citations = self.resolve_citations.run(text, given, self.generate.constrains())
                 answer_text, citations, support = self.check_support.run(answer_text, citations, given, timings)
-                if self.check_support.withholds(support):
+                if decision and not self.check_support.withholds(support):
+                    decision[0] = self.check_answerability.run(
+                        decision[0], question, search_query, given, strictness, timings, queue
+                    )
+                if self.check_support.withholds(support) or (decision and decision[0].refuse):
                     withheld, answer_text, citations, refused = answer_text, refusal, [], True
                 else:
                     # Only an answer the evidence holds is restated: a withheld one stays withheld.
@@ -304,7 +314,7 @@ class AnswerPipeline:
                 answer=answer_text,
                 refused=refused,
                 citations=citations,
-                abstention=_scored(decision, reply, options.strictness or settings.strictness),
+                abstention=_scored(decision, reply, strictness),
                 uncovered=None if refused else uncovered,
                 withheld=withheld,
                 restated=None if refused else restated,
@@ -326,7 +336,6 @@ class AnswerPipeline:
         if given.mode == "memory":
             stream = self.generate.run(messages, started, timings, queue)
             return AnswerStream(question, stream, finish, messages, refusal=refusal)
-        strictness = options.strictness or settings.strictness
         grounded = self._grounded(
             messages, question, given, retrieval, strictness, reply, decision, started, timings, queue, lang
         )

@@ -31,6 +31,15 @@ something else: those get NONE.
 A <memory> block, when present, holds facts about the user and their company from earlier chats: use it to \
 understand who is asking; it is not evidence and is never cited."""
 
+# The answerability check (rag/answerability.py): a second, one-token call that only asks whether the
+# evidence states the answer. The answer prompt's own P(NONE) hardly separates SQuAD 2.0's adversarial
+# questions on some articles (ROC AUC 0.46-0.56 on Normans); asked alone, in these words (the issue's
+# lead), the same model separates them at 0.72 (bench/README.md#answerability_signalspy).
+CHECK_SYSTEM_PROMPT = """Copy the shortest answer phrase from the passage that answers the question. Many \
+questions reuse the passage's words but ask what it does not say: a wrong name, date, place or number, a negated \
+fact, or something the passage never says about that thing. For those reply NONE. Reply with the phrase only, \
+or NONE."""
+
 # A question about the user or their company that only memory answers: its own short system prompt
 # (the 0.5B model refused every memory answer under the document prompt's "use only the sources").
 MEMORY_SYSTEM_PROMPT = f"""You answer a question about the user or their company from the facts in the <memory> block, \
@@ -90,6 +99,14 @@ def build_messages(
     if instruction := language_instruction(question_lang, hits):
         user += f"\n{instruction}"
     return [ChatMessage(role="system", content=SYSTEM_PROMPT), ChatMessage(role="user", content=user)]
+
+
+def build_check_messages(question: str, hits: list[Hit], search_query: str | None = None) -> list[ChatMessage]:
+    """The answerability check's prompt: the same numbered evidence and the question as it stands alone."""
+    evidence = "\n\n".join(format_source(n, hit) for n, hit in enumerate(hits, start=1))
+    asked = search_query if search_query and search_query != question else question
+    user = f"<evidence>\n{evidence}\n</evidence>\n\nQuestion: {asked}"
+    return [ChatMessage(role="system", content=CHECK_SYSTEM_PROMPT), ChatMessage(role="user", content=user)]
 
 
 def build_memory_messages(question: str, memory: MemoryFacts, question_lang: str = "en") -> list[ChatMessage]:

@@ -254,7 +254,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         answer = stream.result()
         print()
         if answer.withheld:
-            print(f"\nWithheld, as none of it is in the passages it cites: {answer.answer}")
+            print(f"\nWithheld, as the documents do not state it: {answer.answer}")
         elif answer.answer.strip() != raw.strip():
             print(f"\nChecked answer (citations validated): {answer.answer}")
         if answer.incomplete:

@@ -207,8 +207,9 @@ def render_answer_details(answer: Answer, candidates: list[Hit]) -> None:
 
 
 def render_withheld(reply: str) -> None:
-    """The model's reply that no passage it cited holds: kept out of the answer, shown for what it is."""
-    with st.expander("The model's reply, withheld — not found in the passages it cited"):
+    """The model's reply that no passage it cited holds, or that the answerability check found the
+    documents do not state: kept out of the answer, shown for what it is."""
+    with st.expander("The model's reply, withheld — the documents do not state it"):
         st.markdown(blockquote(escape_markdown(reply)))
 
 
@@ -358,7 +359,8 @@ def answer_question(service: Session, question: str) -> Message:
             text_slot = st.empty()
             with text_slot.container():
                 streamed = st.write_stream(stream.tokens())
-            answer = stream.result()
+            with st.spinner("Checking the answer against the documents…"):
+                answer = stream.result()
             progress_slot.empty()
             sections_slot.empty()
             queue_slot.empty()  # a wait that ended in "the model is busy" leaves no stale notice
@@ -399,9 +401,11 @@ def _timing_text(answer: Answer) -> str:
         parts.insert(0, f"confidence {answer.confidence:.2f}")
     if (scored := answer.abstention) is not None and scored.score is not None:
         calibrated = "" if scored.calibrated else ", uncalibrated for this model"
+        checked = f", checked in {duration(timings['check_ms'])}" if "check_ms" in timings else ""
         parts.insert(
             0,
-            f"not-stated score {scored.score:.2f} (refuses at {scored.threshold:.2f}, {scored.strictness}{calibrated})",
+            f"not-stated score {scored.score:.2f} (refuses at {scored.threshold:.2f}, {scored.strictness}"
+            f"{calibrated}{checked})",
         )
     if answer.citations:
         own = sum(c.method == "marker" for c in answer.citations)
