@@ -434,10 +434,11 @@ class TrustSettings(BaseModel):
         "withheld: the refusal is shown, and the model's reply apart from it, marked as not found in the documents.",
     )
     answerability_check: bool = Field(
-        default=True,
+        default=False,
         description="After an answer from the documents is written, ask the model once more (one token) whether the "
         "evidence states the answer to exactly this question; a calibrated model's abstention score is then computed "
-        "again with it, and the answer withheld at the strictness level's threshold. Costs a prefill of the evidence.",
+        "again with it, and the answer withheld at the strictness level's threshold. Costs ~3.4 s per answer (1.5B); "
+        "off by default: it did not refuse more at the same false-refusal rate on Normans (bench/README.md).",
     )
     answerability_check_top_logprobs: int = Field(
         default=20, ge=1, description="Alternatives read at the check's one token to sum P(NONE)."

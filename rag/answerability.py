@@ -110,11 +110,11 @@ def calibration_for(model_label: str) -> Calibration | None:
     return None
 
 
-def level_rates(model_label: str) -> dict[Strictness, LevelRates] | None:
+def level_rates(model_label: str, checking: bool = True) -> dict[Strictness, LevelRates] | None:
     """Each level's measured refusal and false refusal for this model (None: not calibrated): with the
-    answerability check when the model is calibrated with it."""
+    answerability check when it runs (`checking`) and the model is calibrated with it."""
     calibration = calibration_for(model_label)
-    if calibration and calibration.checked and calibration.checked.rates:
+    if checking and calibration and calibration.checked and calibration.checked.rates:
         return calibration.checked.rates
     return calibration.rates if calibration and calibration.rates else None
 

@@ -155,13 +155,13 @@ def render_answer_settings(service: Session) -> None:
         format_func=str.capitalize,
         help="How readily an answer is withheld when your documents may not state it. Lenient answers more "
         "and refuses fewer answerable questions; strict refuses more of the questions the documents don't "
-        "answer. " + strictness_rates(service.app.llm_status().label),
+        "answer. " + strictness_rates(service.app.llm_status().label, service.settings.answerability_check),
     )
 
 
-def strictness_rates(model_label: str) -> str:
+def strictness_rates(model_label: str, checking: bool = True) -> str:
     """What each level gave on held-out calibration questions for this model, in one sentence."""
-    rates = level_rates(model_label)
+    rates = level_rates(model_label, checking)
     if rates is None:
         return f"{model_label} is not calibrated: the levels use default thresholds."
     parts = [

@@ -51,7 +51,7 @@ def ask(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, check_threshold: float,
 def test_a_check_at_the_threshold_withholds_the_written_answer(
     home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    answer = ask(tmp_path, monkeypatch, check_threshold=0.0)
+    answer = ask(tmp_path, monkeypatch, check_threshold=0.0, answerability_check=True)
     assert answer.refused and answer.answer == REFUSAL_TEXT and answer.citations == []
     assert answer.withheld and "8.15" in answer.withheld  # what the model wrote, kept apart
     assert answer.abstention is not None and answer.abstention.signals is not None
@@ -63,15 +63,15 @@ def test_a_check_at_the_threshold_withholds_the_written_answer(
 def test_below_the_threshold_the_checked_answer_stands_with_its_citations(
     home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    answer = ask(tmp_path, monkeypatch, check_threshold=1.0)
+    answer = ask(tmp_path, monkeypatch, check_threshold=1.0, answerability_check=True)
     assert not answer.refused and "8.15" in answer.answer and answer.citations
     assert answer.withheld is None
     assert answer.abstention is not None and CHECK_SIGNAL in (answer.abstention.signals or {})
     assert answer.abstention.score is not None and 0.5 <= answer.abstention.score < 1.0
 
 
-def test_turned_off_the_check_costs_no_call(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    answer = ask(tmp_path, monkeypatch, check_threshold=0.0, answerability_check=False)
+def test_off_by_default_the_check_costs_no_call(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    answer = ask(tmp_path, monkeypatch, check_threshold=0.0)
     assert not answer.refused and "8.15" in answer.answer
     assert "check_ms" not in answer.timings_ms
     assert answer.abstention is not None and CHECK_SIGNAL not in (answer.abstention.signals or {})

@@ -77,6 +77,7 @@ def test_the_checked_part_is_read_and_its_rates_are_the_levels(calibrated: Calib
     assert not answerability.checks_answerability("ollama · llama3.2")
     rates = answerability.level_rates("llama.cpp · packaged-x (Q4)")
     assert rates is not None and rates["balanced"].refusal == 0.6
+    assert answerability.level_rates("llama.cpp · packaged-x (Q4)", checking=False) is None  # its own rates: none
 
 
 def test_while_a_check_will_follow_only_the_lenient_level_refuses_early(calibrated: Calibration) -> None:
