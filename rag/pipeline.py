@@ -5,7 +5,7 @@ scope → the documents whole, or summarised section by section → the answer; 
 → rewrite → retrieve (+ rerank) → select
 evidence → decide answerability → build prompt → generate (streamed; the reply's hidden first line
 decides answer or abstain before any of it is shown) → reject a degenerate reply → resolve citations →
-check support (→ check answerability: one more token, may withhold → restate an answer that does not
+check support (→ check answerability, an option: one more token, may withhold → restate an answer that does not
 state its phrase) → assemble → record. The
 question's language, detected first, is the answer's and the notices'.
 
@@ -289,11 +289,12 @@ class AnswerPipeline:
                 uncovered = reply.uncovered(question, message(lang, "uncovered"))
                 answer_text, citations = self.resolve_citations.run(text, given, self.generate.constrains())
                 answer_text, citations, support = self.check_support.run(answer_text, citations, given, timings)
-                if decision and not self.check_support.withholds(support):
+                unsupported = self.check_support.withholds(support)
+                if decision and not unsupported:
                     decision[0] = self.check_answerability.run(
                         decision[0], question, search_query, given, strictness, timings, queue
                     )
-                if self.check_support.withholds(support) or (decision and decision[0].refuse):
+                if unsupported or (decision and decision[0].refuse):
                     withheld, answer_text, citations, refused = answer_text, refusal, [], True
                 else:
                     # Only an answer the evidence holds is restated: a withheld one stays withheld.

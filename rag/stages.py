@@ -283,7 +283,8 @@ class CheckAnswerability:
     to exactly this question, or NONE? Its P(NONE) rescores the decision (rag/answerability.py
     `recheck`) for a model calibrated with it; the answer is then withheld if the score reaches the
     level's threshold. Asked after the answer so the first token does not wait for it (it costs a
-    prefill of the evidence, ~2-3 s with the 1.5B on two cores)."""
+    prefill of the evidence: 3.4 s median with the 1.5B on two cores). Off by default
+    (RAGCHAT_ANSWERABILITY_CHECK): on Normans it ranked better but refused no more (bench/README.md)."""
 
     def __init__(self, llm: Callable[[], LLM], enabled: bool, top_logprobs: int) -> None:
         self._llm = llm
@@ -300,10 +301,10 @@ class CheckAnswerability:
         timings: Timings,
         queue: QueueListener,
     ) -> Abstention:
-        llm = self._llm()
-        if not self._enabled or first.refuse or first.signals is None or not llm.gives_logprobs:
+        if not self._enabled or first.refuse or first.signals is None:
             return first
-        if not checks_answerability(llm.label):
+        llm = self._llm()
+        if not llm.gives_logprobs or not checks_answerability(llm.label):
             return first
         started = time.perf_counter()
         p_none = self.p_none(question, search_query, given, queue)
