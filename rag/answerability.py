@@ -110,7 +110,7 @@ def calibration_for(model_label: str) -> Calibration | None:
     return None
 
 
-def level_rates(model_label: str, checking: bool = True) -> dict[Strictness, LevelRates] | None:
+def level_rates(model_label: str, checking: bool) -> dict[Strictness, LevelRates] | None:
     """Each level's measured refusal and false refusal for this model (None: not calibrated): with the
     answerability check when it runs (`checking`) and the model is calibrated with it."""
     calibration = calibration_for(model_label)

@@ -32,9 +32,9 @@ A <memory> block, when present, holds facts about the user and their company fro
 understand who is asking; it is not evidence and is never cited."""
 
 # The answerability check (rag/answerability.py): a second, one-token call that only asks whether the
-# evidence states the answer. The answer prompt's own P(NONE) hardly separates SQuAD 2.0's adversarial
-# questions on some articles (ROC AUC 0.46-0.56 on Normans); asked alone, in these words (the issue's
-# lead), the same model separates them at 0.72 (bench/README.md#answerability_signalspy).
+# evidence states the answer. On Normans the answer prompt's own P(NONE) hardly separates SQuAD 2.0's
+# adversarial questions (ROC AUC 0.58); asked alone, in these words (the issue's lead), the same model
+# separates them at 0.77 (bench/README.md#answerability_signalspy).
 CHECK_SYSTEM_PROMPT = """Copy the shortest answer phrase from the passage that answers the question. Many \
 questions reuse the passage's words but ask what it does not say: a wrong name, date, place or number, a negated \
 fact, or something the passage never says about that thing. For those reply NONE. Reply with the phrase only, \
@@ -79,6 +79,11 @@ def language_instruction(question_lang: str, hits: list[Hit]) -> str:
     )
 
 
+def format_evidence(hits: list[Hit]) -> str:
+    """The evidence excerpts numbered from 1, as the model cites them."""
+    return "\n\n".join(format_source(n, hit) for n, hit in enumerate(hits, start=1))
+
+
 def build_messages(
     question: str,
     hits: list[Hit],
@@ -88,7 +93,7 @@ def build_messages(
 ) -> list[ChatMessage]:
     """System prompt first and unchanged between questions, so llama.cpp reuses its cached prefix;
     everything that varies goes in the user message, the answer's language last."""
-    evidence = "\n\n".join(format_source(n, hit) for n, hit in enumerate(hits, start=1))
+    evidence = format_evidence(hits)
     asked = f"Question: {question}"
     if search_query and search_query != question:
         asked += f"\n(This follows an earlier exchange; on its own it means: {search_query})"
@@ -103,7 +108,7 @@ def build_messages(
 
 def build_check_messages(question: str, hits: list[Hit], search_query: str | None = None) -> list[ChatMessage]:
     """The answerability check's prompt: the same numbered evidence and the question as it stands alone."""
-    evidence = "\n\n".join(format_source(n, hit) for n, hit in enumerate(hits, start=1))
+    evidence = format_evidence(hits)
     asked = search_query if search_query and search_query != question else question
     user = f"<evidence>\n{evidence}\n</evidence>\n\nQuestion: {asked}"
     return [ChatMessage(role="system", content=CHECK_SYSTEM_PROMPT), ChatMessage(role="user", content=user)]

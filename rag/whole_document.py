@@ -26,7 +26,7 @@ from core.text import estimate_tokens
 from providers.llm.base import ChatMessage
 from rag.answer_format import sentence_rules
 from rag.evidence import sentence_spans
-from rag.prompting import format_source
+from rag.prompting import format_evidence
 from rag.router import Form
 
 
@@ -152,7 +152,7 @@ def sentence_limit(form: Form, max_sentences: int) -> int:
 def document_messages(
     request: str, hits: list[Hit], form: Form, max_sentences: int, request_lang: str = "en"
 ) -> list[ChatMessage]:
-    evidence = "\n\n".join(format_source(n, hit) for n, hit in enumerate(hits, start=1))
+    evidence = format_evidence(hits)
     user = f"<evidence>\n{evidence}\n</evidence>\n\nRequest: {request}\n{form_instruction(form, max_sentences)}"
     if request_lang != "en" or any(hit.chunk.lang != request_lang for hit in hits):
         user += f"\nWrite in {language_name(request_lang)}, the language of the request."
@@ -160,7 +160,7 @@ def document_messages(
 
 
 def section_messages(hits: list[Hit]) -> list[ChatMessage]:
-    evidence = "\n\n".join(format_source(n, hit) for n, hit in enumerate(hits, start=1))
+    evidence = format_evidence(hits)
     where = " ".join(filter(None, [hits[0].chunk.source, pages_of(hits)]))
     user = f"<evidence>\n{evidence}\n</evidence>\n\nSummarise this part of {where} in at most three sentences."
     return [ChatMessage(role="system", content=SECTION_SYSTEM_PROMPT), ChatMessage(role="user", content=user)]

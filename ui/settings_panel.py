@@ -159,7 +159,7 @@ def render_answer_settings(service: Session) -> None:
     )
 
 
-def strictness_rates(model_label: str, checking: bool = True) -> str:
+def strictness_rates(model_label: str, checking: bool) -> str:
     """What each level gave on held-out calibration questions for this model, in one sentence."""
     rates = level_rates(model_label, checking)
     if rates is None:

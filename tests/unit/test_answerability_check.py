@@ -75,7 +75,7 @@ def test_the_checked_part_is_read_and_its_rates_are_the_levels(calibrated: Calib
     assert calibrated.checked is not None and calibrated.checked.weights == {CHECK_SIGNAL: 8.0}
     assert answerability.checks_answerability("llama.cpp · packaged-x (Q4)")
     assert not answerability.checks_answerability("ollama · llama3.2")
-    rates = answerability.level_rates("llama.cpp · packaged-x (Q4)")
+    rates = answerability.level_rates("llama.cpp · packaged-x (Q4)", checking=True)
     assert rates is not None and rates["balanced"].refusal == 0.6
     assert answerability.level_rates("llama.cpp · packaged-x (Q4)", checking=False) is None  # its own rates: none
 
