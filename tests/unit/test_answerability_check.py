@@ -10,13 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from core.schemas import Chunk, Evidence, Given, Hit, Scores
+from core.schemas import Evidence, Given, Hit
 from providers.llm.base import LLM, ChatMessage, LLMError, QueueListener, Sampling, Token
 from rag import answerability
 from rag.answer_format import Reply
 from rag.answerability import CHECK_SIGNAL, Abstention, Calibration, decide, recheck
 from rag.prompting import CHECK_SYSTEM_PROMPT
 from rag.stages import CheckAnswerability
+from tests.chunks import text_hit
 
 LEVELS = ("lenient", "balanced", "strict")
 SIGNALS = {"p_none": 0.2, "phrase_mean_logprob": -0.1, "phrase_min_logprob": -0.3, "phrase_missing": 0.0}
@@ -49,19 +50,7 @@ def calibrated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Calibration:
 
 
 def hit(text: str) -> Hit:
-    chunk = Chunk(
-        chunk_id="c1",
-        doc_id="d1",
-        content_hash="h",
-        source="harbour.pdf",
-        file_type="pdf",
-        page=2,
-        chunk_index=0,
-        text=text,
-        char_start=0,
-        char_end=len(text),
-    )
-    return Hit(chunk=chunk, scores=Scores(dense=0.6))
+    return text_hit(text, chunk_id="c1", doc_id="d1", source="harbour.pdf", page=2, dense=0.6)
 
 
 GIVEN = Given(mode="sources", evidence=[Evidence(id=1, hit=hit("The harbour opened in 1871."))])

@@ -1,26 +1,15 @@
 from __future__ import annotations
 
-from core.schemas import Chunk, Hit, Scores
+from core.schemas import Hit
 from core.settings import REFUSAL_TEXT, Settings
 from rag.citations import CitationRules, best_snippet, is_refusal, recite, resolve_citations
+from tests.chunks import text_hit
 
 RULES = CitationRules.from_settings(Settings())
 
 
 def _hit(n: int, text: str, page: int = 1) -> Hit:
-    chunk = Chunk(
-        chunk_id=f"c{n}",
-        doc_id="d",
-        content_hash="h",
-        source=f"file{n}.pdf",
-        file_type="pdf",
-        page=page,
-        chunk_index=n,
-        text=text,
-        char_start=0,
-        char_end=len(text),
-    )
-    return Hit(chunk=chunk, scores=Scores(dense=0.5))
+    return text_hit(text, chunk_id=f"c{n}", source=f"file{n}.pdf", page=page, index=n)
 
 
 HITS = [

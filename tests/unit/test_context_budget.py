@@ -1,16 +1,13 @@
 from __future__ import annotations
 
-from core.schemas import Chunk, Hit, Scores
+from core.schemas import Hit
 from core.text import estimate_tokens
 from rag.context_budget import fit_hits, source_budget
+from tests.chunks import text_hit
 
 
 def hit(text: str, index: int = 0) -> Hit:
-    chunk = Chunk(
-        chunk_id=f"c{index}", doc_id="d", content_hash="h", source="s.txt", file_type="txt", page=0,
-        chunk_index=index, text=text, char_start=0, char_end=len(text),
-    )  # fmt: skip
-    return Hit(chunk=chunk, scores=Scores(dense=0.5))
+    return text_hit(text, chunk_id=f"c{index}", index=index)
 
 
 def test_estimate_errs_high_for_english_and_counts_cjk_per_character() -> None:

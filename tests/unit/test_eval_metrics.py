@@ -9,21 +9,11 @@ import pytest
 from core.schemas import Chunk
 from eval import metrics
 from eval.dataset import GoldEvidence
+from tests.chunks import text_chunk
 
 
 def chunk(text: str, source: str = "doc.md", page: int = 0, start: int = 0, cid: str | None = None) -> Chunk:
-    return Chunk(
-        chunk_id=cid or f"{source}-{page}-{start}",
-        doc_id="d",
-        content_hash="h",
-        source=source,
-        file_type="md",
-        page=page,
-        chunk_index=0,
-        text=text,
-        char_start=start,
-        char_end=start + len(text),
-    )
+    return text_chunk(text, chunk_id=cid or f"{source}-{page}-{start}", source=source, page=page, char_start=start)
 
 
 GOLD = [GoldEvidence(source="doc.md", text="Setup takes about 10 minutes.")]

@@ -3,10 +3,11 @@ headers with their rows, short notes whole."""
 
 from __future__ import annotations
 
-from core.schemas import Chunk, Hit, Scores
+from core.schemas import Hit
 from core.text import estimate_tokens
 from rag.evidence import EvidencePicker, sentence_spans, term_coverage
 from rag.navigation import is_navigation
+from tests.chunks import text_hit
 from tests.pipeline_parts import word_vectors
 
 PROSE = (
@@ -18,11 +19,7 @@ HEADER = 4
 
 
 def hit(text: str, char_start: int = 100) -> Hit:
-    chunk = Chunk(
-        chunk_id="c", doc_id="d", content_hash="h", source="s.pdf", file_type="pdf", page=2, chunk_index=0,
-        text=text, char_start=char_start, char_end=char_start + len(text),
-    )  # fmt: skip
-    return Hit(chunk=chunk, scores=Scores(dense=0.5))
+    return text_hit(text, source="s.pdf", page=2, char_start=char_start)
 
 
 def picker(budget: int, min_chunk_tokens: int = 0) -> EvidencePicker:

@@ -6,20 +6,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.language import LanguageDetector
-from core.schemas import Chunk, Hit, MemoryOutcome, MemorySkip, MemoryWrite, Scores
+from core.schemas import Hit, MemoryOutcome, MemorySkip, MemoryWrite
 from core.settings import REFUSAL_TEXT
 from rag.guardrails import INJECTION_MESSAGE, Guardrails
 from rag.messages import MESSAGES, memory_note, message
 from rag.prompting import build_messages
 from rag.rate_limit import RateLimiter
+from tests.chunks import text_hit
 
 
 def hit(text: str, lang: str) -> Hit:
-    chunk = Chunk(
-        chunk_id="c1", doc_id="d", content_hash="h", source="pv.pdf", file_type="pdf", page=1, chunk_index=0,
-        text=text, char_start=0, char_end=len(text), lang=lang,
-    )  # fmt: skip
-    return Hit(chunk=chunk, scores=Scores(dense=0.5))
+    return text_hit(text, chunk_id="c1", source="pv.pdf", page=1, lang=lang)
 
 
 def test_every_translation_is_in_its_language_and_has_the_english_fields() -> None:

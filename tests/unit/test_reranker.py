@@ -5,20 +5,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.schemas import Chunk, Hit, Scores
+from core.schemas import Hit
 from core.settings import Settings
 from providers.reranker import load_reranker
+from tests.chunks import text_hit
 from tests.conftest import TINY_RERANKER_DIR
 
 TINY = "ms-marco-TinyBERT-L-2-v2"
 
 
 def hit(cid: str, text: str) -> Hit:
-    chunk = Chunk(
-        chunk_id=cid, doc_id="d", content_hash="h", source="s.txt", file_type="txt", page=0,
-        chunk_index=0, text=text, char_start=0, char_end=len(text),
-    )  # fmt: skip
-    return Hit(chunk=chunk, scores=Scores(dense=0.3, fused=0.01))
+    return text_hit(text, chunk_id=cid, dense=0.3, fused=0.01)
 
 
 def test_flashrank_reorders_by_cross_encoder_score() -> None:

@@ -9,12 +9,13 @@ import numpy as np
 import pytest
 
 from core.linear_probe import fit
-from core.schemas import Chunk, Hit, Retrieval, Scores
+from core.schemas import Retrieval
 from core.settings import get_settings
 from providers.embedder import Embedder
 from rag.document_stages import RouteRequest
 from rag.router import SCOPE_WEIGHTS_PATH, WEIGHTS_PATH, Form, Route, Router, RouterWeights, requested_form
 from scripts.train_router import DATASET, DATASETS, folds, load
+from tests.chunks import text_hit
 
 
 @pytest.fixture(scope="module")
@@ -86,19 +87,7 @@ def test_the_requested_form_is_read_from_the_text(text: str, form: Form) -> None
 
 
 def _retrieval(dense: float) -> Retrieval:
-    chunk = Chunk(
-        chunk_id="c",
-        doc_id="d",
-        content_hash="h",
-        source="a.pdf",
-        file_type="pdf",
-        page=1,
-        chunk_index=0,
-        text="Some text.",
-        char_start=0,
-        char_end=10,
-    )
-    hit = Hit(chunk=chunk, scores=Scores(dense=dense))
+    hit = text_hit("Some text.", source="a.pdf", page=1, dense=dense)
     return Retrieval(query="q", hits=[hit], candidates=[hit], bm25_weight=0.5, fusion="convex", reranker="none")
 
 
