@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +15,9 @@ from tests.chroma_process import ChromaServer
 TEST_LLM = "qwen2.5-coder-0.5b"
 # A real FlashRank model folder the project builds itself (scripts/build_tiny_cross_encoder.py).
 TINY_RERANKER_DIR = Path(__file__).parent / "fixtures" / "flashrank"
+# Screenshots and server logs of the browser tests (tests/browser/conftest.py).
+BROWSER_ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts" / "browser"
+MODEL_THREAD_SETTINGS = ("RAGCHAT_LLM_THREADS", "RAGCHAT_EMBED_THREADS")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -22,6 +26,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="the browser tests also write the README's docs/screenshot.png (make screenshot)",
     )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist (`make test` runs two workers) each worker's models, and the processes its
+    tests start, get an equal share of the cores: llama.cpp's and ONNX Runtime's threads spin while
+    they wait for each other, so two workers of two threads each on two cores slowed every model call
+    (the suite's slowest tests ran 1.5-2.5x longer). The controller empties the browser tests'
+    artifacts once, so each worker's files are kept."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if workers > 1:
+        share = str(max(1, (os.cpu_count() or 1) // workers))
+        for name in MODEL_THREAD_SETTINGS:
+            os.environ.setdefault(name, share)
+    if not hasattr(config, "workerinput") and BROWSER_ARTIFACTS.is_dir():
+        for old in BROWSER_ARTIFACTS.iterdir():
+            if old.is_file():
+                old.unlink()
 
 
 @pytest.hookimpl(wrapper=True)

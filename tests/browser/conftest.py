@@ -12,7 +12,7 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from core.settings import PROJECT_ROOT
 from tests.browser.app_server import CHROMIUM, MISSING_CHROMIUM, free_port, launch_chromium, running_app
-from tests.conftest import TEST_LLM
+from tests.conftest import BROWSER_ARTIFACTS, TEST_LLM
 from tests.openmeteo_replay import (
     ARCHIVE_PATH,
     FORECAST_PATH,
@@ -26,7 +26,6 @@ from tests.openmeteo_replay import (
     series,
 )
 
-ARTIFACTS = PROJECT_ROOT / "test-artifacts" / "browser"
 README_SCREENSHOT = PROJECT_ROOT / "docs" / "screenshot.png"
 VIEWPORT = {"width": 1400, "height": 900}
 ACTION_TIMEOUT_MS = 60_000  # the first page view builds the service (embedder, indexes): seconds on 2 cores
@@ -35,12 +34,9 @@ expect.set_options(timeout=ACTION_TIMEOUT_MS)
 
 @pytest.fixture(scope="session")
 def artifacts() -> Path:
-    """test-artifacts/browser/, emptied first so every file in it is from this run."""
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    for old in ARTIFACTS.iterdir():
-        if old.is_file():
-            old.unlink()
-    return ARTIFACTS
+    """test-artifacts/browser/, emptied at the start of the run (tests/conftest.py pytest_configure)."""
+    BROWSER_ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return BROWSER_ARTIFACTS
 
 
 @pytest.fixture(scope="session")
@@ -63,7 +59,9 @@ def openmeteo() -> Iterator[ReplayServer]:
 
 
 @pytest.fixture(scope="module")
-def app_url(tmp_path_factory: pytest.TempPathFactory, openmeteo: ReplayServer, artifacts: Path) -> Iterator[str]:
+def app_url(
+    tmp_path_factory: pytest.TempPathFactory, openmeteo: ReplayServer, artifacts: Path, request: pytest.FixtureRequest
+) -> Iterator[str]:
     """`streamlit run app.py` with a temporary home, the 0.5B test model, no reranker, the replay
     server as Open-Meteo and no Ollama (a closed local port), as every other test runs."""
     root = tmp_path_factory.mktemp("browser-app")
@@ -78,7 +76,7 @@ def app_url(tmp_path_factory: pytest.TempPathFactory, openmeteo: ReplayServer, a
         "RAGCHAT_OPENMETEO_ARCHIVE_URL": openmeteo.url(ARCHIVE_PATH),
         "RAGCHAT_OPENMETEO_TIMEOUT_S": "5",
     }
-    with running_app(env, root, artifacts / "streamlit.log") as url:
+    with running_app(env, root, artifacts / f"streamlit-{request.module.__name__.rsplit('.', 1)[-1]}.log") as url:
         yield url
 
 
