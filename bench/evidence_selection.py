@@ -30,9 +30,11 @@ from core.settings import get_settings
 from core.text import estimate_tokens
 from rag.context_budget import fit_hits
 from rag.evidence import EvidencePicker
+from rag.stages import readable
 from ragchat.application import open_session
 
-VARIANTS = [(b, w) for b in (150, 200, 250, 300, 400) for w in (0.0, 1.0)]
+# (token budget, chunks picked from, neighbour weight); lexical weight 1.0 (0.0 lost at every budget).
+VARIANTS = [(b, c, n) for b in (200, 300, 400) for c in (4, 8) for n in (0.0, 0.8)]
 
 
 def load_answerable(data: Path, per_article: int, seed: int) -> list[dict]:
@@ -93,6 +95,8 @@ def main() -> None:
             retrieval = pipeline.retrieve.run(q["question"], settings.top_k, settings.bm25_weight, True)
             relevant = [h for h in retrieval.hits if (h.scores.dense or 0.0) >= settings.refusal_threshold]
             chunks = fit_hits(relevant, settings.context_tokens, settings.source_header_tokens)
+            threshold = settings.refusal_threshold
+            pool = [h for h in readable(retrieval.candidates, 8) if (h.scores.dense or 0.0) >= threshold]
             retrieved_gold += holds_gold(retrieval.hits, source, spans)
             results.setdefault("whole chunks (before)", []).append(
                 (
@@ -101,12 +105,12 @@ def main() -> None:
                     tokens(chunks, settings.source_header_tokens),
                 )
             )
-            for budget, weight in VARIANTS:
+            for budget, candidates, neighbour in VARIANTS:
                 picker = EvidencePicker(
-                    embed, budget, settings.evidence_min_chunk_tokens, weight, settings.source_header_tokens
+                    embed, budget, settings.evidence_min_chunk_tokens, 1.0, settings.source_header_tokens, neighbour
                 )
-                picked = picker.pick(q["question"], chunks)
-                results.setdefault(f"budget {budget}, lexical {weight}", []).append(
+                picked = picker.pick(q["question"], pool[:candidates])
+                results.setdefault(f"{budget} tok, top {candidates}, nb {neighbour}", []).append(
                     (
                         holds_gold(picked, source, spans),
                         holds_answer(picked, q["answers"]),

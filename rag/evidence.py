@@ -94,12 +94,15 @@ class EvidencePicker:
         min_chunk_tokens: int,
         lexical_weight: float,
         header_tokens: int,
+        neighbour_weight: float,
     ) -> None:
         """`budget_tokens`: most estimated tokens of evidence (each chunk's header line included); a
         chunk of fewer than `min_chunk_tokens` tokens (a short note) is one unit, kept whole;
         `lexical_weight`: how much the question's terms found in a sentence add to its cosine
-        similarity."""
+        similarity; `neighbour_weight`: the share of the previous sentence's score (same chunk) a
+        sentence scores at least."""
         self._embed = embed
+        self._neighbour_weight = neighbour_weight
         self._budget = budget_tokens
         self._min_chunk_tokens = min_chunk_tokens
         self._lexical_weight = lexical_weight
@@ -117,6 +120,8 @@ class EvidencePicker:
         score = vectors[1:] @ vectors[0]
         if self._lexical_weight:
             score = score + self._lexical_weight * term_coverage(question, texts)
+        if self._neighbour_weight:
+            score = self._with_neighbours(units, score)
         cost = [estimate_tokens(text) for text in texts]
         is_row = [_TABLE_ROW in text for text in texts]
         order = np.argsort(-score, kind="stable").tolist()
@@ -141,6 +146,16 @@ class EvidencePicker:
             for run in _runs(mine):
                 excerpts.append(_excerpt(hit, units[run[0]][1].start, units[run[-1]][1].end))
         return excerpts
+
+    def _with_neighbours(self, units: list[tuple[int, Span]], score: np.ndarray) -> np.ndarray:
+        """A sentence scores at least `neighbour_weight` x the score of the one before it in its chunk
+        (its own, not raised in turn): the match names the subject, the next sentence often answers
+        ("They were led by Rollo")."""
+        previous = np.zeros_like(score)
+        for i in range(1, len(units)):
+            if units[i - 1][0] == units[i][0]:
+                previous[i] = score[i - 1]
+        return np.maximum(score, self._neighbour_weight * previous)
 
     def _units(self, text: str) -> list[Span]:
         if estimate_tokens(text) < self._min_chunk_tokens:

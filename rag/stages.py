@@ -122,14 +122,19 @@ class Retrieve:
         doc_ids: frozenset[str] | None = None,
     ) -> Retrieval:
         retrieval = self._retriever.search(query, top_k, bm25_weight, rerank, lang, doc_ids)
-        hits = [hit for hit in retrieval.candidates if not is_navigation(hit.chunk.text)][:top_k]
-        return retrieval.model_copy(update={"hits": hits})
+        return retrieval.model_copy(update={"hits": readable(retrieval.candidates, top_k)})
+
+
+def readable(candidates: list[Hit], count: int) -> list[Hit]:
+    """The first `count` candidates that are not a table of contents or an index."""
+    return [hit for hit in candidates if not is_navigation(hit.chunk.text)][:count]
 
 
 class SelectEvidence:
-    """What the model may see: the chunks at or above the refusal threshold, cut to the prompt's
-    token budget (what the question, the query and the memory block leave of it), then to the
-    sentences of them that bear on the question (rag/evidence.py)."""
+    """What the model may see: the sentences that bear on the question (rag/evidence.py) of the
+    `evidence_candidates` best chunks at or above the refusal threshold (or, with evidence off, the
+    top k chunks whole), cut to the prompt's token budget (what the question, the query and the
+    memory block leave of it)."""
 
     def __init__(self, settings: Settings, embed: Embed) -> None:
         self._settings = settings
@@ -139,11 +144,15 @@ class SelectEvidence:
             settings.evidence_min_chunk_tokens,
             settings.evidence_lexical_weight,
             settings.source_header_tokens,
+            settings.evidence_neighbour_weight,
         )
 
     def run(self, question: str, search_query: str, retrieval: Retrieval, memory: MemoryFacts) -> list[Hit]:
         settings = self._settings
-        relevant = [h for h in retrieval.hits if (h.scores.dense or 0.0) >= settings.refusal_threshold]
+        picking = settings.evidence_tokens > 0
+        pool = readable(retrieval.candidates, max(len(retrieval.hits), settings.evidence_candidates))
+        threshold = settings.refusal_threshold
+        relevant = [h for h in (pool if picking else retrieval.hits) if (h.scores.dense or 0.0) >= threshold]
         fixed = SYSTEM_PROMPT + question + search_query + format_memory(memory)
         budget = source_budget(
             settings.llm_context,
@@ -152,8 +161,8 @@ class SelectEvidence:
             settings.context_tokens,
             settings.prompt_overhead_tokens,
         )
-        chunks = fit_hits(relevant, budget, settings.source_header_tokens)
-        return self._picker.pick(question, chunks) if settings.evidence_tokens else chunks
+        given = self._picker.pick(question, relevant) if picking else relevant
+        return fit_hits(given, budget, settings.source_header_tokens)
 
 
 class DecideAnswerability:

@@ -3,10 +3,14 @@ headers with their rows, short notes whole."""
 
 from __future__ import annotations
 
-from core.schemas import Hit
+from pathlib import Path
+
+from core.schemas import Hit, MemoryFacts, Retrieval
+from core.settings import get_settings
 from core.text import estimate_tokens
 from rag.evidence import EvidencePicker, sentence_spans, term_coverage
 from rag.navigation import is_navigation
+from rag.stages import SelectEvidence
 from tests.chunks import text_hit
 from tests.pipeline_parts import word_vectors
 
@@ -22,8 +26,15 @@ def hit(text: str, char_start: int = 100) -> Hit:
     return text_hit(text, source="s.pdf", page=2, char_start=char_start)
 
 
-def picker(budget: int, min_chunk_tokens: int = 0) -> EvidencePicker:
-    return EvidencePicker(word_vectors, budget, min_chunk_tokens, lexical_weight=1.0, header_tokens=HEADER)
+def picker(budget: int, min_chunk_tokens: int = 0, neighbour_weight: float = 0.0) -> EvidencePicker:
+    return EvidencePicker(
+        word_vectors,
+        budget,
+        min_chunk_tokens,
+        lexical_weight=1.0,
+        header_tokens=HEADER,
+        neighbour_weight=neighbour_weight,
+    )
 
 
 def test_sentence_spans_cover_sentences_and_keep_numbers_whole() -> None:
@@ -89,3 +100,31 @@ def test_a_list_number_stays_with_the_sentence_it_numbers() -> None:
         "3. Refunds are paid.",
         "IV) Last.",
     ]
+
+
+def test_the_sentence_after_a_match_ranks_with_it_when_the_neighbour_weight_is_set() -> None:
+    text = "The Normans settled in Normandy. They were led by Rollo. The Normans spoke French. Normandy grew apples."
+    question = "Who was the leader of the Normans who settled in Normandy?"
+    budget = HEADER + estimate_tokens("The Normans settled in Normandy. They were led by Rollo.")
+    alone = picker(budget).pick(question, [hit(text)])
+    assert "Rollo" not in " ".join(h.chunk.text for h in alone)
+    [excerpt] = picker(budget, neighbour_weight=0.8).pick(question, [hit(text)])
+    assert excerpt.chunk.text == "The Normans settled in Normandy. They were led by Rollo."
+
+
+def test_evidence_is_picked_from_the_candidates_below_the_top_k(tmp_path: Path) -> None:
+    filler = [hit(f"Section {n} lists the harbour fees of {1900 + n}. Fees were paid monthly.") for n in range(4)]
+    answer = hit("Ada Lind was appointed harbour master in 1871.")
+    candidates = [*filler, answer]
+    retrieval = Retrieval(
+        query="q", hits=candidates[:2], candidates=candidates, bm25_weight=0.5, fusion="convex", reranker="none"
+    )
+    question = "Who was appointed harbour master?"
+
+    def evidence(pool: int) -> str:
+        settings = get_settings(home=tmp_path, evidence_candidates=pool, evidence_tokens=30)
+        given = SelectEvidence(settings, word_vectors).run(question, question, retrieval, MemoryFacts())
+        return " ".join(h.chunk.text for h in given)
+
+    assert "Ada Lind" in evidence(8)
+    assert "Ada Lind" not in evidence(2)
