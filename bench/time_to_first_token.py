@@ -226,7 +226,8 @@ def median(values: list[float]) -> float | None:
 
 VARIANTS = {
     "chunks": "whole retrieved chunks (the packing before evidence selection)",
-    "evidence": "evidence sentences within RAGCHAT_EVIDENCE_TOKENS (now)",
+    "evidence-top4": "evidence sentences picked from the top 4 chunks, no neighbour rule (before 2026-11-27)",
+    "evidence": "evidence sentences within RAGCHAT_EVIDENCE_TOKENS, from RAGCHAT_EVIDENCE_CANDIDATES chunks (now)",
     "evidence+other": "evidence, with another prompt (a memory-sized call) between questions",
 }
 OTHER_PROMPT = [
@@ -246,6 +247,7 @@ def bench_model(
         llm_model=model,
         llm_max_tokens=max_tokens,
         evidence_tokens=0 if variant == "chunks" else None,  # 0: the retrieved chunks whole, as before
+        **({"evidence_candidates": 4, "evidence_neighbour_weight": 0.0} if variant == "evidence-top4" else {}),
     )
     service = open_session(settings)
     service.search(WARMUP_QUESTION)  # embedder + store loaded before the LLM clock starts
