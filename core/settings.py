@@ -228,6 +228,22 @@ class IngestionSettings(BaseModel):
     ingest_batch: int = Field(default=64, description="Chunks embedded and stored per step; cancel is checked between.")
     max_file_mb: float = Field(default=500, description="Larger files are refused with a message, before parsing.")
     redact_pii: bool = Field(default=False, description="Replace e-mails, phones, IPs, long tokens at ingest (opt-in).")
+    running_line_margin: int = Field(
+        default=3,
+        ge=0,
+        description="A PDF's running heads and feet (a print slug, a document title, a page number) are looked for "
+        "among this many lines at the top and at the bottom of each page, and blanked; 0 keeps them.",
+    )
+    running_line_share: float = Field(
+        default=0.4,
+        gt=0.0,
+        le=1.0,
+        description="Share of the sampled pages (and at least three) whose margin must hold a line, its numbers "
+        "aside, for it to be running (under half: left and right pages often carry different heads).",
+    )
+    running_line_sample: int = Field(
+        default=12, ge=3, description="Pages, spread through a PDF, read before it streams to find its running lines."
+    )
     ocr: bool = Field(default=True, description="OCR pages without text when the tesseract program is installed.")
     tesseract_cmd: str = Field(default="tesseract", description="The Tesseract program.")
     ocr_language: str = Field(default="eng", description="Tesseract language(s), e.g. eng+deu (needs their data).")

