@@ -8,7 +8,8 @@ running when, among the first or last `margin` lines of at least `share` of the 
 of three), it is the same line except for its numbers, and each of its numbers is either the same
 on every page or the page number plus a constant (one in five may not). That is what a print
 template does; a table whose first row on each page is a date, or a batch of invoices whose first
-line is "Invoice 4471, total 300.00", changes its numbers some other way and is kept. Table rows
+line is "Invoice 4471, total 300.00", changes its numbers some other way and is kept; so is a daily
+log's "2024-03-05" (a number of a numeric date never counts the pages). Table rows
 (cells joined by " | ") are never running: a table's header repeated on each page gives its rows
 their meaning.
 
@@ -26,6 +27,7 @@ from dataclasses import dataclass, field
 
 _NUMBER = re.compile(r"\d+")
 _LETTER = re.compile(r"[^\W\d_]")
+_DATE = re.compile(r"#[-/.]#[-/.]#")
 _TABLE_ROW = " | "
 MIN_PAGES = 3
 
@@ -91,7 +93,7 @@ def learn_running_lines(sampled: dict[int, str], rule: RunningLineRule) -> Runni
     for key, numbers in seen.items():
         if not key or len(numbers) < needed:
             continue
-        pattern = _pattern(numbers)
+        pattern = _pattern(key, numbers)
         if not _LETTER.search(key) and not any(kind == "page" for kind, _ in pattern):
             continue  # a line of bare numbers is running only when it counts the pages
         if sum(_fits(pattern, index, found) for index, found in numbers.items()) >= needed:
@@ -104,14 +106,25 @@ def keeps_offsets(stored: str, original: str) -> bool:
     return len(stored) == len(original) and all(a == b or a == " " for a, b in zip(stored, original, strict=True))
 
 
-def _pattern(numbers: dict[int, list[int]]) -> tuple[NumberRule, ...]:
-    """Each number position's most common rule over the pages: one value, or page index + one offset."""
+def _pattern(key: str, numbers: dict[int, list[int]]) -> tuple[NumberRule, ...]:
+    """Each number position's most common rule over the pages: one value, or page index + one offset.
+    A number of a date (2024-03-05, 03/05/2024) is never the page's: a daily log's dates are content."""
+    dated = _date_positions(key)
     rules: list[NumberRule] = []
     for position in range(len(next(iter(numbers.values())))):
         same = Counter(found[position] for found in numbers.values()).most_common(1)[0]
         paged = Counter(found[position] - index for index, found in numbers.items()).most_common(1)[0]
-        rules.append(("page", paged[0]) if paged[1] > same[1] else ("same", same[0]))
+        rules.append(("page", paged[0]) if paged[1] > same[1] and position not in dated else ("same", same[0]))
     return tuple(rules)
+
+
+def _date_positions(key: str) -> set[int]:
+    """The positions (among the key's numbers) of the numbers that make up a numeric date."""
+    starts = [match.start() for match in re.finditer("#", key)]
+    dated: set[int] = set()
+    for date in _DATE.finditer(key):
+        dated.update(n for n, start in enumerate(starts) if date.start() <= start < date.end())
+    return dated
 
 
 def _fits(pattern: tuple[NumberRule, ...], page_index: int, numbers: list[int]) -> bool:

@@ -37,6 +37,8 @@ def test_template_lines_whose_numbers_stay_or_count_pages_are_running_and_data_l
     assert line_key("Region | Q1 | Q2") not in patterns, "a table header repeated on each page gives its rows meaning"
     assert line_key("The harbour opened in 1870.") not in patterns, "its numbers do not count the pages"
     assert not learn_running_lines({0: PAGES[0], 1: PAGES[1]}, RULE).patterns, "two pages are too few to tell"
+    log = {i: f"Daily log 2024-03-{i + 1:02d}\nThe crane moved {i * 7} boxes.\nHarbor log" for i in range(6)}
+    assert list(learn_running_lines(log, RULE).patterns) == ["harborlog"], "a daily log's dates count its pages"
     assert not learn_running_lines(PAGES, RunningLineRule(margin=0, share=0.5, sample=12)).patterns
 
 
