@@ -93,9 +93,9 @@ def main() -> None:
         for q in questions:
             source, spans = Path(q.get("doc_file", "Normans.md")).name, q["gold_char_spans_in_doc"]
             retrieval = pipeline.retrieve.run(q["question"], settings.top_k, settings.bm25_weight, True)
-            relevant = [h for h in retrieval.hits if (h.scores.dense or 0.0) >= settings.refusal_threshold]
-            chunks = fit_hits(relevant, settings.context_tokens, settings.source_header_tokens)
             threshold = settings.refusal_threshold
+            relevant = [h for h in retrieval.hits if (h.scores.dense or 0.0) >= threshold]
+            chunks = fit_hits(relevant, settings.context_tokens, settings.source_header_tokens)
             pool = [h for h in readable(retrieval.candidates, 8) if (h.scores.dense or 0.0) >= threshold]
             retrieved_gold += holds_gold(retrieval.hits, source, spans)
             results.setdefault("whole chunks (before)", []).append(

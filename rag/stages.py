@@ -150,9 +150,12 @@ class SelectEvidence:
     def run(self, question: str, search_query: str, retrieval: Retrieval, memory: MemoryFacts) -> list[Hit]:
         settings = self._settings
         picking = settings.evidence_tokens > 0
-        pool = readable(retrieval.candidates, max(len(retrieval.hits), settings.evidence_candidates))
-        threshold = settings.refusal_threshold
-        relevant = [h for h in (pool if picking else retrieval.hits) if (h.scores.dense or 0.0) >= threshold]
+        pool = (
+            readable(retrieval.candidates, max(len(retrieval.hits), settings.evidence_candidates))
+            if picking
+            else retrieval.hits
+        )
+        relevant = [h for h in pool if (h.scores.dense or 0.0) >= settings.refusal_threshold]
         fixed = SYSTEM_PROMPT + question + search_query + format_memory(memory)
         budget = source_budget(
             settings.llm_context,
