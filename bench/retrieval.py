@@ -198,14 +198,27 @@ class LoadTimes:
 
 
 def bulk_load(service: Session, chunks: list[Chunk], vectors: np.ndarray) -> LoadTimes:
-    """Chroma and BM25 get every batch (so their counts stay equal), then one registry row per document."""
+    """Chroma, BM25 and the registry's chunk texts get every batch (so their counts stay equal), then one
+    registry row per document."""
     times = LoadTimes()
     for begin in range(0, len(chunks), BATCH):
         part = chunks[begin : begin + BATCH]
         embeddings = vectors[begin : begin + BATCH].tolist()
+        versions = {(c.doc_id, c.content_hash) for c in part}
+        started = time.perf_counter()
+        for doc_id, version in versions:
+            service.document_index.registry.add_chunks_to_embed(
+                doc_id, version, [c for c in part if c.doc_id == doc_id]
+            )
+        times.registry_s += time.perf_counter() - started
         started = time.perf_counter()
         service.document_index.store.add(part, embeddings)
         times.store_s += time.perf_counter() - started
+        started = time.perf_counter()
+        for doc_id, version in versions:
+            ids = [c.chunk_id for c in part if c.doc_id == doc_id]
+            service.document_index.registry.mark_embedded(doc_id, version, ids)
+        times.registry_s += time.perf_counter() - started
         started = time.perf_counter()
         service.document_index.bm25.add(
             [c.chunk_id for c in part], [c.text for c in part], [c.doc_id for c in part], [c.content_hash for c in part]
@@ -215,7 +228,7 @@ def bulk_load(service: Session, chunks: list[Chunk], vectors: np.ndarray) -> Loa
     times.bm25_s = sum(times.bm25_batches_s)
     started = time.perf_counter()
     register_documents(service, chunks)
-    times.registry_s = time.perf_counter() - started
+    times.registry_s += time.perf_counter() - started
     return times
 
 
@@ -900,7 +913,7 @@ def speed_rows(r: dict[str, Any]) -> list[tuple[str, str]]:
         ("Chroma add, chunks/s", f"{r['n'] / load.store_s:,.0f}"),
         ("BM25 add, chunks/s", f"{r['n'] / load.bm25_s:,.0f}"),
         ("BM25 add, first / last batch s", f"{load.bm25_batches_s[0]:.2f} / {load.bm25_batches_s[-1]:.2f}"),
-        ("registry put, s (one row per document)", f"{load.registry_s:.2f}"),
+        ("registry, s (chunk texts, one row per document)", f"{load.registry_s:.2f}"),
         ("hybrid p50 / p95 ms", f"{lat['hybrid'][0]:.1f} / {lat['hybrid'][1]:.1f}"),
         ("bm25-only p50 / p95 ms", f"{lat['bm25'][0]:.1f} / {lat['bm25'][1]:.1f}"),
         ("dense-only p50 / p95 ms", f"{lat['dense'][0]:.1f} / {lat['dense'][1]:.1f}"),

@@ -534,6 +534,7 @@ class Indexer:
             documents = self._registry.all()
             self._store.reset()
             self._bm25.clear()
+            self._registry.drop_chunks()
             total = len(documents)
             for number, record in enumerate(documents, start=1):
                 progress(
@@ -566,6 +567,7 @@ class Indexer:
             chunks += chunk_page(
                 owner, page, self._settings.chunk_size, self._settings.chunk_overlap, len(chunks), self._detector
             )
+        self._registry.add_chunks_to_embed(record.doc_id, record.content_hash, chunks)
         step = max(self._settings.ingest_batch, 1)
         for begin in range(0, len(chunks), step):
             part = chunks[begin : begin + step]

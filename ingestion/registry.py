@@ -8,6 +8,10 @@
 - `chunks_to_embed`: the chunks of a version that are in BM25 but not yet in the vector store, with
   their text and metadata, so a search can show them (and embed them on the fly) before the ingest
   embeds them, and a killed ingest can be finished later from here.
+- `embedded_chunks`: the text and metadata of the chunks in the vector store, which holds only their
+  vectors and the two ids it filters on (Chroma spent half its write time indexing the text, which
+  we never search there). A chunk's row moves here from `chunks_to_embed` when its vector is stored.
+  Collections written before this keep their text in Chroma and are read from there.
 - `stop_requests`: a delete, or a re-upload in another process, asks whoever is writing that
   document to stop; the writer checks between batches, and the next ingest of it clears the request.
 - `unfinished`: versions whose chunks may sit in the stores without being live: one being written
@@ -82,6 +86,13 @@ CREATE TABLE IF NOT EXISTS chunks_to_embed (
     data TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS chunks_to_embed_by_version ON chunks_to_embed (doc_id, content_hash, position);
+CREATE TABLE IF NOT EXISTS embedded_chunks (
+    chunk_id TEXT PRIMARY KEY,
+    doc_id TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS embedded_chunks_by_version ON embedded_chunks (doc_id, content_hash);
 CREATE TABLE IF NOT EXISTS stop_requests (doc_id TEXT PRIMARY KEY, pid INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
@@ -241,10 +252,31 @@ class Registry(SQLiteTables):
         chunks = [Chunk.model_validate_json(row["data"]) for row in rows]
         return {c.chunk_id: c for c in chunks}
 
+    def chunks(self, chunk_ids: list[str]) -> dict[str, Chunk]:
+        """These chunks by id, embedded or still waiting (the vector store keeps no text)."""
+        if not chunk_ids:
+            return {}
+        marks = ",".join("?" * len(chunk_ids))
+        with self._reader_lock:  # every search reads here: the long-lived connection saves opening one
+            rows = self._reader.execute(
+                f"SELECT data FROM embedded_chunks WHERE chunk_id IN ({marks}) "
+                f"UNION ALL SELECT data FROM chunks_to_embed WHERE chunk_id IN ({marks})",
+                chunk_ids + chunk_ids,
+            ).fetchall()
+        chunks = [Chunk.model_validate_json(data) for (data,) in rows]
+        return {c.chunk_id: c for c in chunks}
+
     def mark_embedded(self, doc_id: str, content_hash: str, chunk_ids: list[str]) -> int:
-        """These chunks are in the vector store now. Returns how many of the version are still to embed."""
+        """These chunks are in the vector store now: their rows move to `embedded_chunks`. Returns how
+        many of the version are still to embed."""
+        ids = [(cid,) for cid in chunk_ids]
         with closing(self._connect()) as conn, conn:
-            conn.executemany("DELETE FROM chunks_to_embed WHERE chunk_id = ?", [(cid,) for cid in chunk_ids])
+            conn.executemany(
+                "INSERT OR REPLACE INTO embedded_chunks "
+                "SELECT chunk_id, doc_id, content_hash, data FROM chunks_to_embed WHERE chunk_id = ?",
+                ids,
+            )
+            conn.executemany("DELETE FROM chunks_to_embed WHERE chunk_id = ?", ids)
             (left,) = conn.execute(
                 "SELECT COUNT(*) FROM chunks_to_embed WHERE doc_id = ? AND content_hash = ?", (doc_id, content_hash)
             ).fetchone()
@@ -253,6 +285,12 @@ class Registry(SQLiteTables):
                 (left, doc_id, content_hash),
             )
         return int(left)
+
+    def drop_chunks(self) -> None:
+        """Forget every chunk, embedded or waiting (a rebuild chunks every document again)."""
+        with closing(self._connect()) as conn, conn:
+            conn.execute("DELETE FROM chunks_to_embed")
+            conn.execute("DELETE FROM embedded_chunks")
 
     def iter_chunks_to_embed(self, batch: int = 1000) -> Iterator[list[Chunk]]:
         with closing(self._connect()) as conn:
@@ -399,6 +437,7 @@ def _drop_version_rows(conn: sqlite3.Connection, doc_id: str, content_hash: str)
     conn.execute("DELETE FROM redactions WHERE doc_id = ? AND content_hash = ?", (doc_id, content_hash))
     conn.execute("DELETE FROM originals WHERE doc_id = ? AND content_hash = ?", (doc_id, content_hash))
     conn.execute("DELETE FROM chunks_to_embed WHERE doc_id = ? AND content_hash = ?", (doc_id, content_hash))
+    conn.execute("DELETE FROM embedded_chunks WHERE doc_id = ? AND content_hash = ?", (doc_id, content_hash))
 
 
 def process_alive(pid: int) -> bool:

@@ -2,6 +2,11 @@
 RAGCHAT_CHROMA_HOST is set). Embeddings are always passed in: the collection has no embedding
 function, because Chroma's default one downloads a model.
 
+Chroma holds a chunk's vector and the two ids it filters on (document, version), not its text: the
+text and the rest of its metadata are read from `chunk_texts` (the registry). Indexing the text cost
+Chroma half its write time (a full-text index we never query), and the embedder waits for it.
+Chunks written by earlier releases still carry their text in Chroma and are read from it.
+
 In server mode every call that fails on the way (server down, connection lost, timeout, collection
 deleted under us) raises `VectorStoreUnavailable` with one sentence to show, never a raw httpx error.
 """
@@ -9,7 +14,7 @@ deleted under us) raises `VectorStoreUnavailable` with one sentence to show, nev
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
 
@@ -27,9 +32,12 @@ from providers.chroma_server import (
 
 log = logging.getLogger(__name__)
 
+ChunkTexts = Callable[[list[str]], dict[str, Chunk]]
+
 
 class ChromaStore:
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, chunk_texts: ChunkTexts) -> None:
+        """`chunk_texts`: the chunks (text and metadata) of these ids, as the registry stores them."""
         import chromadb
         from chromadb.config import Settings as ChromaSettings
 
@@ -51,6 +59,7 @@ class ChromaStore:
             self._client = chromadb.PersistentClient(path=str(settings.chroma_path), settings=chroma_settings)
         self.label = store_label(settings)
         self._name = settings.collection
+        self._chunk_texts = chunk_texts
         with self._answering():
             self._collection = self._open()
 
@@ -97,8 +106,7 @@ class ChromaStore:
             self._collection.upsert(
                 ids=[c.chunk_id for c in chunks],
                 embeddings=embeddings,
-                documents=[c.text for c in chunks],
-                metadatas=[_to_metadata(c) for c in chunks],
+                metadatas=[{"doc_id": c.doc_id, "content_hash": c.content_hash} for c in chunks],
             )
 
     def delete_document(self, doc_id: str, keep_hash: str | None = None) -> None:
@@ -139,10 +147,9 @@ class ChromaStore:
                 where=where,
                 include=["documents", "metadatas", "distances"],
             )
-        rows = zip(
-            result["ids"][0], result["documents"][0], result["metadatas"][0], result["distances"][0], strict=False
-        )
-        return [(_from_metadata(cid, text, meta), 1.0 - dist) for cid, text, meta, dist in rows]
+        ids, distances = result["ids"][0], result["distances"][0]
+        found = self._chunks(ids, result["documents"][0], result["metadatas"][0])
+        return [(found[cid], 1.0 - dist) for cid, dist in zip(ids, distances, strict=True) if cid in found]
 
     def get(self, chunk_ids: list[str]) -> dict[str, tuple[Chunk, list[float]]]:
         """Chunks by id, with their stored embeddings (to score BM25-only hits by cosine too)."""
@@ -150,18 +157,25 @@ class ChromaStore:
             return {}
         with self._answering():
             result = self._collection.get(ids=chunk_ids, include=["documents", "metadatas", "embeddings"])
-        rows = zip(result["ids"], result["documents"], result["metadatas"], result["embeddings"], strict=True)
-        return {cid: (_from_metadata(cid, text, meta), list(vector)) for cid, text, meta, vector in rows}
+        found = self._chunks(result["ids"], result["documents"], result["metadatas"])
+        vectors = zip(result["ids"], result["embeddings"], strict=True)
+        return {cid: (found[cid], list(vector)) for cid, vector in vectors if cid in found}
 
     def iter_chunks(self, batch: int = 2000) -> Iterator[list[Chunk]]:
         """Every stored chunk, a batch at a time (to rebuild the BM25 index after it was lost)."""
         for offset in range(0, self.count(), batch):
             with self._answering():
                 result = self._collection.get(offset=offset, limit=batch, include=["documents", "metadatas"])
-            yield [
-                _from_metadata(cid, text, meta)
-                for cid, text, meta in zip(result["ids"], result["documents"], result["metadatas"], strict=True)
-            ]
+            yield list(self._chunks(result["ids"], result["documents"], result["metadatas"]).values())
+
+    def _chunks(self, ids: list[str], documents: list[str | None], metadatas: list[Any]) -> dict[str, Chunk]:
+        """Chunks by id, in the order given: text and metadata from the registry, or from Chroma for
+        a chunk an earlier release stored there. A chunk with neither (another registry's, on a
+        shared Chroma server) is left out."""
+        rows = zip(ids, documents, metadatas, strict=True)
+        legacy = {cid: _from_metadata(cid, text, meta) for cid, text, meta in rows if text is not None}
+        texts = self._chunk_texts([cid for cid in ids if cid not in legacy])
+        return {cid: chunk for cid in ids if (chunk := legacy.get(cid) or texts.get(cid)) is not None}
 
 
 def _tune_session(client: Any, settings: Settings) -> None:
@@ -178,24 +192,8 @@ def _tune_session(client: Any, settings: Settings) -> None:
     session.event_hooks["response"].append(lambda response: check_status(settings, response.status_code))
 
 
-def _to_metadata(chunk: Chunk) -> dict[str, Any]:
-    lines = {} if chunk.line_start is None else {"line_start": chunk.line_start, "line_end": chunk.line_end}
-    return lines | {
-        "doc_id": chunk.doc_id,
-        "content_hash": chunk.content_hash,
-        "source": chunk.source,
-        "file_type": chunk.file_type,
-        "page": chunk.page,
-        "chunk_index": chunk.chunk_index,
-        "char_start": chunk.char_start,
-        "char_end": chunk.char_end,
-        "heading_path": "\x1f".join(chunk.heading_path),
-        "kind": chunk.kind,
-        "lang": chunk.lang,
-    }
-
-
 def _from_metadata(chunk_id: str, text: str, meta: dict[str, Any]) -> Chunk:
+    """A chunk as an earlier release stored it in Chroma: its text as the document, its fields as metadata."""
     heading = str(meta.get("heading_path") or "")
     return Chunk(
         chunk_id=chunk_id,

@@ -71,7 +71,9 @@ class DocumentIndex:
 
     @cached_property
     def store(self) -> ChromaStore:
-        return ChromaStore(self.settings.model_copy(update={"collection": self._space.collection}))
+        return ChromaStore(
+            self.settings.model_copy(update={"collection": self._space.collection}), self.registry.chunks
+        )
 
     @cached_property
     def bm25(self) -> BM25Index:

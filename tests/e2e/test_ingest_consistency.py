@@ -25,6 +25,7 @@ def assert_consistent(service: Session) -> dict[str, int]:
     each document has as many chunks as its registry row says. Returns chunks per source."""
     live = {r.doc_id: r for r in service.documents()}
     chroma = [c for batch in service.document_index.store.iter_chunks() for c in batch]
+    assert service.document_index.store.count() == len(chroma), "every vector has its chunk's text"
     assert {c.chunk_id for c in chroma} == service.document_index.bm25.live_ids()
     assert all(live[c.doc_id].content_hash == c.content_hash for c in chroma if c.doc_id in live)
     assert all(c.doc_id in live for c in chroma), "no chunk of a deleted or unfinished version"
