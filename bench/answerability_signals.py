@@ -13,9 +13,16 @@ that refuses most unanswerable training questions while falsely refusing at most
 answerable ones (lenient 5%, balanced 12%, strict 25%). `--write` stores the model and thresholds
 in rag/abstention_calibration.json for that LLM.
 
+replay: scores the committed calibration of --model (both parts) on the rows of the --test articles
+without refitting, and prints each level's refusal and false refusal there; `--write` stores them as
+the levels' held-out rates (what the UI and README show). For when the answer path changed under a
+calibration whose test articles are still unseen by its fit.
+
     .venv/bin/python bench/answerability_signals.py collect --data ../shared/data/squad2-more \\
         --per-article 50 --model qwen2.5-coder-1.5b --out reports/abstention/rows-1.5b.jsonl
     .venv/bin/python bench/answerability_signals.py fit --rows reports/abstention/rows-1.5b.jsonl \\
+        --test Harvard_University Immune_system Packet_switching --model qwen2.5-coder-1.5b --write
+    .venv/bin/python bench/answerability_signals.py replay --rows reports/abstention/rows-pool-1.5b.jsonl \\
         --test Harvard_University Immune_system Packet_switching --model qwen2.5-coder-1.5b --write
 """
 
@@ -45,6 +52,7 @@ from rag.answerability import (
     DEFAULT_THRESHOLDS,
     FALSE_REFUSAL_BUDGETS,
     SIGNALS,
+    calibrations,
     signals,
 )
 from ragchat.application import open_session
@@ -348,6 +356,49 @@ def fit(args: argparse.Namespace) -> None:
         print(f"wrote {CALIBRATION_FILE}")
 
 
+def replay(args: argparse.Namespace) -> None:
+    calibration = calibrations()[args.model]
+    rows = [json.loads(line) for path in args.rows for line in path.read_text(encoding="utf-8").splitlines() if line]
+    test = [r for r in rows if args.model in r["model"] and r["article"] in args.test]
+    fitted = set(calibration_entry(args.model)["fitted_on"])
+    if fitted & set(args.test):
+        raise SystemExit(f"the calibration was fitted on {sorted(fitted & set(args.test))}: not held out")
+    print(f"load average {os.getloadavg()}; model {args.model}; {len(test)} questions from {', '.join(args.test)}")
+    phrase = [calibration.score(r["signals"]) if r["signals"] else None for r in test]
+    early = [s is not None and s >= calibration.thresholds["lenient"] for s in phrase]
+    parts = {"phrase line": (calibration, phrase, None)}
+    if calibration.checked is not None:
+        checked = [
+            calibration.checked.score(r["signals"]) if r["signals"] and CHECK_SIGNAL in r["signals"] else None
+            for r in test
+        ]
+        parts["after the check"] = (calibration.checked, checked, early)
+    held_out: dict[str, dict] = {}
+    for name, (part, scores, before) in parts.items():
+        print(f"\n== {name}")
+        held_out[name] = {}
+        for level, threshold in part.thresholds.items():
+            refusal, false_refusal = rates(test, scores, threshold, before)
+            held_out[name][level] = {"refusal": round(refusal, 3), "false_refusal": round(false_refusal, 3)}
+            was = part.rates[level]
+            print(
+                f"  {level:9} {threshold:.3f}: refusal {refusal:.3f} / false {false_refusal:.3f} "
+                f"(stored: {was.refusal:.3f} / {was.false_refusal:.3f})"
+            )
+    if args.write:
+        data = json.loads(CALIBRATION_FILE.read_text(encoding="utf-8"))
+        entry = data["models"][args.model]
+        entry["held_out_rates"] = held_out["phrase line"]
+        if "after the check" in held_out:
+            entry["checked"]["held_out_rates"] = held_out["after the check"]
+        CALIBRATION_FILE.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        print(f"wrote the held-out rates to {CALIBRATION_FILE}")
+
+
+def calibration_entry(model: str) -> dict:
+    return json.loads(CALIBRATION_FILE.read_text(encoding="utf-8"))["models"][model]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -364,8 +415,13 @@ def main() -> None:
     f.add_argument("--model", default="qwen2.5-coder-1.5b")
     f.add_argument("--write", action="store_true")
     f.add_argument("--checked", action="store_true", help="also fit the score after the answerability check")
+    r = commands.add_parser("replay")
+    r.add_argument("--rows", type=Path, nargs="+", required=True)
+    r.add_argument("--test", nargs="+", required=True, help="articles the calibration was not fitted on")
+    r.add_argument("--model", default="qwen2.5-coder-1.5b")
+    r.add_argument("--write", action="store_true")
     args = parser.parse_args()
-    (collect if args.command == "collect" else fit)(args)
+    {"collect": collect, "fit": fit, "replay": replay}[args.command](args)
 
 
 if __name__ == "__main__":
