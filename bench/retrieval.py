@@ -293,8 +293,10 @@ def build_langchain_bm25(chunks: list[Chunk]) -> Any:
     return BM25Retriever.from_texts([c.text for c in chunks], metadatas=[{"chunk_id": c.chunk_id} for c in chunks], k=K)
 
 
-def build_ensemble(service: Session, bm25_retriever: Any) -> Any:
-    """EnsembleRetriever(BM25, Chroma) with equal weights, reading the same Chroma collection."""
+def build_ensemble(service: Session, bm25_retriever: Any, chunks: list[Chunk], vectors: np.ndarray) -> Any:
+    """EnsembleRetriever(BM25, Chroma) with equal weights over a Chroma collection as the original design
+    stored it: the same vectors, with each chunk's text as its document (ours holds vectors only). Built
+    once beside ours in the home and reused while it has as many rows."""
     import chromadb
     from chromadb.config import Settings as ChromaSettings
     from langchain_classic.retrievers import EnsembleRetriever
@@ -303,13 +305,22 @@ def build_ensemble(service: Session, bm25_retriever: Any) -> Any:
     client = chromadb.PersistentClient(
         path=str(service.settings.chroma_path), settings=ChromaSettings(anonymized_telemetry=False)
     )
+    name = f"{service.settings.collection}-langchain-baseline"
+    collection = client.get_or_create_collection(name, embedding_function=None, metadata={"hnsw:space": "cosine"})
+    if collection.count() != len(chunks):
+        client.delete_collection(name)
+        collection = client.create_collection(name, embedding_function=None, metadata={"hnsw:space": "cosine"})
+        for begin in range(0, len(chunks), BATCH):
+            part = chunks[begin : begin + BATCH]
+            collection.add(
+                ids=[c.chunk_id for c in part],
+                embeddings=vectors[begin : begin + BATCH].tolist(),
+                documents=[c.text for c in part],
+                metadatas=[{"chunk_id": c.chunk_id, "source": c.source} for c in part],
+            )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # langchain_community's Chroma is deprecated in favour of langchain-chroma
-        store = Chroma(
-            client=client,
-            collection_name=service.settings.collection,
-            embedding_function=ServiceEmbeddings(service.app.embedder),
-        )
+        store = Chroma(client=client, collection_name=name, embedding_function=ServiceEmbeddings(service.app.embedder))
     dense = store.as_retriever(search_kwargs={"k": K})
     return EnsembleRetriever(retrievers=[bm25_retriever, dense], weights=[0.5, 0.5])
 
@@ -397,7 +408,7 @@ def run_quality(data: Dataset, args: argparse.Namespace) -> list[tuple[str, dict
             rows.append((f"hybrid+rerank (w=0.5, {reranker})", evaluate(service_search(service, 0.5, True), data)))
         log("  baseline (LangChain BM25Retriever + Chroma, EnsembleRetriever)")
         by_text = {c.text: c.chunk_id for c in data.chunks}
-        ensemble = build_ensemble(service, build_langchain_bm25(data.chunks))
+        ensemble = build_ensemble(service, build_langchain_bm25(data.chunks), data.chunks, vectors)
         rows.append(("baseline (LangChain ensemble)", evaluate(lambda q: baseline_ids(ensemble, by_text, q), data)))
     return rows
 
@@ -592,11 +603,11 @@ def startup(home: Path, query: str, reranker_dir: Path | None, reference: Path |
     }
 
 
-def baseline_speed(service: Session, chunks: list[Chunk], queries: list[str]) -> dict[str, Any]:
+def baseline_speed(service: Session, chunks: list[Chunk], vectors: np.ndarray, queries: list[str]) -> dict[str, Any]:
     started = time.perf_counter()
     bm25_retriever = build_langchain_bm25(chunks)
     build_s = time.perf_counter() - started
-    ensemble = build_ensemble(service, bm25_retriever)
+    ensemble = build_ensemble(service, bm25_retriever, chunks, vectors)
     samples = timed(ensemble.invoke, queries, budget_s=BASELINE_BUDGET_S)
     del ensemble, bm25_retriever
     gc.collect()
@@ -635,7 +646,7 @@ def run_size(n: int, args: argparse.Namespace, largest: bool) -> dict[str, Any]:
         log("  start-up (subprocess, twice)")
         result["startup"] = startup(home, queries[0], args.reranker_dir, reference)
         log("  baseline (LangChain)")
-        result["baseline"] = baseline_speed(service, chunks, queries)
+        result["baseline"] = baseline_speed(service, chunks, vectors, queries)
         if largest and not args.keep_home:  # libraries first: they must see the same corpus as our index
             log("  BM25 libraries")
             result["libraries"] = compare_bm25_libraries(service, chunks, queries, result["load"].bm25_s)
