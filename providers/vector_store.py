@@ -3,8 +3,8 @@ RAGCHAT_CHROMA_HOST is set). Embeddings are always passed in: the collection has
 function, because Chroma's default one downloads a model.
 
 Chroma holds a chunk's vector and the two ids it filters on (document, version), not its text: the
-text and the rest of its metadata are read from `chunk_texts` (the registry). Indexing the text cost
-Chroma half its write time (a full-text index we never query), and the embedder waits for it.
+text and the rest of its metadata are read from `chunk_texts` (the registry). The text and metadata
+cost Chroma two thirds of its write CPU (a full-text index we never query), and the embedder waits for it.
 Chunks written by earlier releases still carry their text in Chroma and are read from it.
 
 In server mode every call that fails on the way (server down, connection lost, timeout, collection
