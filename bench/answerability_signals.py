@@ -360,7 +360,9 @@ def replay(args: argparse.Namespace) -> None:
     calibration = calibrations()[args.model]
     rows = [json.loads(line) for path in args.rows for line in path.read_text(encoding="utf-8").splitlines() if line]
     test = [r for r in rows if args.model in r["model"] and r["article"] in args.test]
-    fitted = set(calibration_entry(args.model)["fitted_on"])
+    data = json.loads(CALIBRATION_FILE.read_text(encoding="utf-8"))
+    entry = data["models"][args.model]
+    fitted = set(entry["fitted_on"])
     if fitted & set(args.test):
         raise SystemExit(f"the calibration was fitted on {sorted(fitted & set(args.test))}: not held out")
     print(f"load average {os.getloadavg()}; model {args.model}; {len(test)} questions from {', '.join(args.test)}")
@@ -386,17 +388,11 @@ def replay(args: argparse.Namespace) -> None:
                 f"(stored: {was.refusal:.3f} / {was.false_refusal:.3f})"
             )
     if args.write:
-        data = json.loads(CALIBRATION_FILE.read_text(encoding="utf-8"))
-        entry = data["models"][args.model]
         entry["held_out_rates"] = held_out["phrase line"]
         if "after the check" in held_out:
             entry["checked"]["held_out_rates"] = held_out["after the check"]
         CALIBRATION_FILE.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         print(f"wrote the held-out rates to {CALIBRATION_FILE}")
-
-
-def calibration_entry(model: str) -> dict:
-    return json.loads(CALIBRATION_FILE.read_text(encoding="utf-8"))["models"][model]
 
 
 def main() -> None:

@@ -204,20 +204,19 @@ def bulk_load(service: Session, chunks: list[Chunk], vectors: np.ndarray) -> Loa
     for begin in range(0, len(chunks), BATCH):
         part = chunks[begin : begin + BATCH]
         embeddings = vectors[begin : begin + BATCH].tolist()
-        versions = {(c.doc_id, c.content_hash) for c in part}
+        by_version: dict[tuple[str, str], list[Chunk]] = {}
+        for c in part:
+            by_version.setdefault((c.doc_id, c.content_hash), []).append(c)
         started = time.perf_counter()
-        for doc_id, version in versions:
-            service.document_index.registry.add_chunks_to_embed(
-                doc_id, version, [c for c in part if c.doc_id == doc_id]
-            )
+        for (doc_id, version), own in by_version.items():
+            service.document_index.registry.add_chunks_to_embed(doc_id, version, own)
         times.registry_s += time.perf_counter() - started
         started = time.perf_counter()
         service.document_index.store.add(part, embeddings)
         times.store_s += time.perf_counter() - started
         started = time.perf_counter()
-        for doc_id, version in versions:
-            ids = [c.chunk_id for c in part if c.doc_id == doc_id]
-            service.document_index.registry.mark_embedded(doc_id, version, ids)
+        for (doc_id, version), own in by_version.items():
+            service.document_index.registry.mark_embedded(doc_id, version, [c.chunk_id for c in own])
         times.registry_s += time.perf_counter() - started
         started = time.perf_counter()
         service.document_index.bm25.add(

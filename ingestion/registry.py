@@ -10,8 +10,8 @@
   embeds them, and a killed ingest can be finished later from here.
 - `embedded_chunks`: the text and metadata of the chunks in the vector store, which holds only their
   vectors and the two ids it filters on (the text and metadata cost Chroma two thirds of its write
-  CPU: a full-text index we never query). A chunk's row moves here from `chunks_to_embed` when its vector is stored.
-  Collections written before this keep their text in Chroma and are read from there.
+  CPU: a full-text index we never query). A chunk's row moves here from `chunks_to_embed` when its
+  vector is stored. Collections written before this keep their text in Chroma and are read from there.
 - `stop_requests`: a delete, or a re-upload in another process, asks whoever is writing that
   document to stop; the writer checks between batches, and the next ingest of it clears the request.
 - `unfinished`: versions whose chunks may sit in the stores without being live: one being written
