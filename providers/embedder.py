@@ -125,7 +125,9 @@ class Embedder:
 
 def _session_without_spinning(path: Path, threads: int):
     """The same session fastembed builds (all graph optimizations, `threads` intra-op threads), with
-    the intra-op threads sleeping instead of spinning between operators."""
+    the intra-op threads sleeping instead of spinning between operators, and without ONNX Runtime's
+    CPU memory arena: the arena keeps what the largest batch shapes seen so far needed, so a process
+    that ingests texts of every length grew for as long as it ran (bench/results-soak.md)."""
     import onnxruntime as ort
 
     options = ort.SessionOptions()
@@ -133,4 +135,5 @@ def _session_without_spinning(path: Path, threads: int):
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.enable_cpu_mem_arena = False
     return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])

@@ -21,6 +21,7 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, Field
 
+from core.heap import give_back_free_memory
 from core.schemas import IngestProgress, IngestResult
 from providers.chroma_server import VectorStoreUnavailable
 
@@ -186,6 +187,8 @@ class IngestJobs:
                 if job.kind == "ingest" and not (job.result and job.result.needs_password):
                     job.data = None
                 job.state = "done"
+            if self._queue.empty():  # idle: what the jobs freed beside the searches goes back (core/heap.py)
+                give_back_free_memory()
 
     def _execute(self, job: _Job) -> None:
         def update(progress: IngestProgress) -> None:

@@ -230,3 +230,15 @@ def test_in_the_app_a_delete_or_a_newer_upload_stops_the_embedding(home: Path) -
     assert service.document_index.registry.waiting_total() == 0
     assert assert_consistent(service) == {"a.txt": 1}, "nothing of either upload is left"
     assert sources(service, "kilroy") == set()
+
+
+def test_the_worker_gives_freed_memory_back_when_idle(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import ragchat.ingest_jobs
+
+    trimmed = threading.Event()
+    monkeypatch.setattr(ragchat.ingest_jobs, "give_back_free_memory", trimmed.set)
+    service = open_session(get_settings())
+    job = service.jobs.submit("a.txt", ALPHA.encode())
+    view = service.jobs.wait(job, timeout=120)
+    assert view is not None and view.result and view.result.status == "indexed"
+    assert trimmed.wait(10), "the worker fell idle without giving the jobs' freed memory back"

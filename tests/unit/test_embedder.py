@@ -1,5 +1,5 @@
 """The embedder's changes to fastembed's defaults keep its vectors: same session output, order kept
-after sorting by length, truncation at the model's 256 tokens."""
+after sorting by length, truncation at the model's 256 tokens, no ONNX memory arena."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ def test_vectors_match_fastembed_and_keep_their_order() -> None:
         model = embedder._model(threads)
         options = model.model.model.get_session_options()
         assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+        assert not options.enable_cpu_mem_arena, "the arena kept the largest batch's memory (bench/soak.py)"
         assert options.intra_op_num_threads == threads
         assert model.model.tokenizer.truncation["max_length"] == 256
 

@@ -112,3 +112,13 @@ def test_aggregation_skips_none_and_nan() -> None:
     assert metrics.percentile([10.0, 20.0, None, 30.0, 40.0], 50) == 25.0
     assert metrics.percentile([1.0, 2.0, 3.0, 4.0, 100.0], 95) == pytest.approx(80.8)
     assert metrics.percentile([], 95) is None
+
+
+def test_citation_holds_reference_finds_the_answer_anywhere_cited() -> None:
+    elsewhere = chunk("Later his troops were led by Guy de Lusignan.", start=900)
+    unrelated = chunk("The island was conquered by 1 June.", start=1200)
+    assert metrics.citation_holds_reference([unrelated, elsewhere], ["Guy de Lusignan"]) == 1.0
+    assert metrics.citation_holds_reference([unrelated], ["Guy de Lusignan"]) == 0.0
+    assert metrics.citation_holds_reference([], ["Guy de Lusignan"]) == 0.0
+    assert metrics.citation_holds_reference([elsewhere], ["Lusign"]) == 0.0  # whole words only
+    assert metrics.citation_holds_reference([elsewhere], []) is None
