@@ -37,12 +37,27 @@ class RssFigures(BaseModel):
     samples: int
 
 
+class RssPoint(BaseModel):
+    """One sample of the run, for plotting whether RSS levelled off or still rose."""
+
+    minute: float  # since the first sample
+    mib: float
+    baseline: bool  # the sample growth is measured from
+
+
+def _after_warm_up(samples: list[tuple[float, float]], warm_at: float) -> list[tuple[float, float]]:
+    """The samples taken at or after `warm_at`; the first of them is the baseline. ValueError when
+    no sample is that late."""
+    after = [(at, mib) for at, mib in samples if at >= warm_at]
+    if not after:
+        raise ValueError("no RSS sample was taken after the warm-up")
+    return after
+
+
 def rss_figures(samples: list[tuple[float, float]], warm_at: float) -> RssFigures:
     """`samples`: (monotonic time, MiB), in time order; `warm_at`: when the warm-up ended. The warm
     figure is the first sample taken at or after it. ValueError when no sample is that late."""
-    after = [mib for at, mib in samples if at >= warm_at]
-    if not after:
-        raise ValueError("no RSS sample was taken after the warm-up")
+    after = [mib for _, mib in _after_warm_up(samples, warm_at)]
     warm, end, peak = after[0], after[-1], max(after)
     return RssFigures(
         warm_mib=round(warm, 1),
@@ -90,3 +105,13 @@ class RssSampler:
     def figures(self, warm_at: float) -> RssFigures:
         with self._lock:
             return rss_figures(list(self.samples), warm_at)
+
+    def series(self, warm_at: float) -> list[RssPoint]:
+        """Every sample so far, the baseline `figures` measures from marked."""
+        with self._lock:
+            samples = list(self.samples)
+        baseline = _after_warm_up(samples, warm_at)[0][0]
+        return [
+            RssPoint(minute=round((at - samples[0][0]) / 60, 2), mib=round(mib, 1), baseline=at == baseline)
+            for at, mib in samples
+        ]

@@ -536,19 +536,14 @@ def main() -> int:
             check_documents(users[0].session, live_at_end(results, sample_docs)),
             load_start,
         )
-    # (minutes since the start, MiB), the baseline marked: whether RSS levelled off or still rose
-    baseline = next(at for at, _ in rss.samples if at >= warm_at[0])
-    rss_series = [
-        {"minute": round((at - rss.samples[0][0]) / 60, 2), "mib": round(mib, 1), "baseline": at == baseline}
-        for at, mib in rss.samples
-    ]
+    rss_series = rss.series(warm_at[0])
     print_report(report)
     if args.json:
         args.json.write_text(
             json.dumps(
                 {
                     "figures": report.model_dump(),
-                    "rss_series": rss_series,
+                    "rss_series": [point.model_dump() for point in rss_series],
                     "steps": [d.model_dump() for d in results],
                 },
                 indent=1,

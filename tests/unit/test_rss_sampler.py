@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.rss_sampler import RssFigures, rss_figures
+from bench.rss_sampler import RssFigures, RssSampler, rss_figures
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -25,6 +25,19 @@ def test_growth_is_the_end_over_the_first_sample_after_warm_up() -> None:
 def test_no_sample_after_the_warm_up_is_an_error_not_zero_growth() -> None:
     with pytest.raises(ValueError):
         rss_figures([(0.0, 500.0)], warm_at=1.0)
+
+
+def test_the_series_marks_the_sample_growth_is_measured_from() -> None:
+    sampler = RssSampler(every_s=60)
+    sampler.samples.extend([(10.0, 500.0), (70.0, 1000.0), (130.0, 1050.0)])
+    series = sampler.series(warm_at=40.0)
+    assert [(p.minute, p.mib, p.baseline) for p in series] == [
+        (0.0, 500.0, False),
+        (1.0, 1000.0, True),
+        (2.0, 1050.0, False),
+    ]
+    figures = sampler.figures(warm_at=40.0)
+    assert figures.warm_mib == next(p.mib for p in series if p.baseline)
 
 
 def test_the_sampler_reads_the_process_it_runs_in() -> None:
