@@ -17,6 +17,7 @@ import time
 from functools import cached_property
 from pathlib import Path
 
+from core.heap import limit_malloc_arenas
 from core.schemas import LLMChoice, LLMOption, LLMState, LLMStatus
 from core.settings import Settings
 from providers.embedder import Embedder, TextEmbedder, build_embedder
@@ -30,7 +31,9 @@ from providers.reranker import Reranker, load_reranker
 
 class ProcessModels:
     def __init__(self, settings: Settings, llm: LLM | None = None) -> None:
-        """`llm`: an already loaded model to share (the Eval page evaluates with the app's model)."""
+        """`llm`: an already loaded model to share (the Eval page evaluates with the app's model).
+        Limits malloc's arenas first: the models load and the workers start after this."""
+        limit_malloc_arenas(settings.malloc_arenas)
         self.settings = settings
         self._llm: LLM | None = llm
         self._llm_lock = threading.Lock()
