@@ -7,7 +7,7 @@ held memory it no longer used:
 - four PDF ingests beside searches took it from 590 to 731 MiB, and malloc_trim brought it back to
   594: the ingest worker gives freed memory back when it falls idle;
 - over a 4-user soak RSS still rose 8.6–11.2% after warm-up; with the process limited to 2 arenas,
-  freed memory is reused by every thread and it rose 6.2%, at the same speed (bench/soak.py,
+  freed memory is reused by every thread and it rose 6.2–6.7%, at the same speed (bench/soak.py,
   bench/results-soak.md).
 Elsewhere (macOS, musl) both do nothing.
 """
