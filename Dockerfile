@@ -5,7 +5,10 @@ FROM python:3.11-slim-bookworm
 
 # UV_COMPILE_BYTECODE: the image's user cannot write __pycache__ into /opt/venv, so without
 # bytecode compiled at build time every start would compile llama-index, chromadb and nltk again.
+# MALLOC_ARENA_MAX: Streamlit's threads start before app.py runs, so the limit RAGCHAT_MALLOC_ARENAS
+# sets in-process comes too late for the server; glibc reads this one at start (core/heap.py).
 ENV PYTHONUNBUFFERED=1 \
+    MALLOC_ARENA_MAX=2 \
     UV_LINK_MODE=copy \
     UV_COMPILE_BYTECODE=1 \
     RAGCHAT_HOME=/data \

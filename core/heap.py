@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ctypes
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 
 M_ARENA_MAX = -8  # mallopt's parameter number, from glibc's malloc.h
@@ -35,6 +35,16 @@ def _glibc() -> ctypes.CDLL | None:
 def _glibc_function(name: str) -> Callable[..., int] | None:
     libc = _glibc()
     return getattr(libc, name, None) if libc is not None else None
+
+
+def with_arena_limit(environment: Mapping[str, str], arenas: int) -> dict[str, str]:
+    """`environment` for a child process that starts its threads before our code runs (Streamlit's
+    server: by the time app.py runs, more than 8 arenas exist and `limit_malloc_arenas` is too late).
+    glibc reads MALLOC_ARENA_MAX when the process starts; one the user set is kept."""
+    child = dict(environment)
+    if arenas > 0:
+        child.setdefault("MALLOC_ARENA_MAX", str(arenas))
+    return child
 
 
 def limit_malloc_arenas(arenas: int) -> bool:

@@ -64,7 +64,8 @@ class DataSettings(BaseModel):
         default=2,
         ge=0,
         description="glibc malloc arenas the process may use (0: glibc's default, 8 per core). With 2, memory one "
-        "thread frees is reused by the others: a 4-user soak grew 6.2–6.7% instead of 8.6–11.2% (bench/soak.py).",
+        "thread frees is reused by the others: a 4-user soak grew 6.2–6.7% instead of 8.6–11.2% (bench/soak.py). "
+        "`ragchat ui` passes it to Streamlit as MALLOC_ARENA_MAX; the Docker image sets that to 2.",
     )
 
     @property

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from core.heap import with_arena_limit
 from core.schemas import Hit, IngestProgress, Scores
 from core.settings import PROJECT_ROOT, get_settings
 from core.users import InvalidUserName
@@ -637,7 +638,7 @@ def cmd_ui(args: argparse.Namespace) -> int:
         "--server.port",
         str(args.port),
     ]  # the rest of Streamlit's settings: .streamlit/config.toml next to app.py
-    return subprocess.call(command, env=os.environ.copy())
+    return subprocess.call(command, env=with_arena_limit(os.environ, get_settings().malloc_arenas))
 
 
 def build_parser() -> argparse.ArgumentParser:

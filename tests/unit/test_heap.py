@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
+import ragchat.cli
 import ragchat.process_models
 from bench.rss_sampler import rss_mib
-from core.heap import give_back_free_memory
+from core.heap import give_back_free_memory, with_arena_limit
 from core.settings import get_settings
 
 
@@ -82,3 +83,18 @@ def test_the_process_limits_its_arenas_before_loading_models(tmp_path: Path, mon
     models = ragchat.process_models.ProcessModels(get_settings(home=tmp_path, malloc_arenas=3))
     assert asked == [3]
     assert models.llm_label == "not loaded yet"
+
+
+def test_a_child_started_before_our_code_gets_the_limit_in_its_environment() -> None:
+    assert with_arena_limit({"PATH": "/bin"}, 2) == {"PATH": "/bin", "MALLOC_ARENA_MAX": "2"}
+    assert with_arena_limit({"MALLOC_ARENA_MAX": "4"}, 2) == {"MALLOC_ARENA_MAX": "4"}  # the user's wins
+    assert with_arena_limit({"PATH": "/bin"}, 0) == {"PATH": "/bin"}  # 0: glibc's default
+
+
+def test_ragchat_ui_starts_streamlit_with_the_arena_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    started: list[dict[str, str]] = []
+    monkeypatch.delenv("MALLOC_ARENA_MAX", raising=False)
+    monkeypatch.setenv("RAGCHAT_MALLOC_ARENAS", "3")
+    monkeypatch.setattr(ragchat.cli.subprocess, "call", lambda command, env: started.append(env) or 0)
+    assert ragchat.cli.main(["ui", "--port", "8599"]) == 0
+    assert started[0]["MALLOC_ARENA_MAX"] == "3"
