@@ -32,7 +32,9 @@ from providers.reranker import Reranker, load_reranker
 class ProcessModels:
     def __init__(self, settings: Settings, llm: LLM | None = None) -> None:
         """`llm`: an already loaded model to share (the Eval page evaluates with the app's model).
-        Limits malloc's arenas first: the models load and the workers start after this."""
+        Limits malloc's arenas first: in the CLI and the benches the models load and the workers start
+        after this. The Streamlit server has more than 8 arenas by then, so it gets the limit from its
+        environment instead (`ragchat ui`, the Docker image; core/heap.py)."""
         limit_malloc_arenas(settings.malloc_arenas)
         self.settings = settings
         self._llm: LLM | None = llm
