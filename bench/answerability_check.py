@@ -61,12 +61,12 @@ def main() -> int:
     stated: dict[str, bool] = {}
     seconds: list[float] = []
     with tempfile.TemporaryDirectory(prefix="ragchat-bench-") as home:
-        service = open_session(get_settings(home=Path(home), reranker_model="none"))
-        service.ingest_paths(load_dataset(args.dataset).documents)
-        llm = service.app.llm()
+        session = open_session(get_settings(home=Path(home), reranker_model="none"))
+        session.ingest_paths(load_dataset(args.dataset).documents)
+        llm = session.app.llm()
         print(f"model: {llm.label}; checking {len(answered)} cited answers", flush=True)
         for number, question in enumerate(answered, 1):
-            chunks = service.document_index.store.get(list(dict.fromkeys(c["chunk_id"] for c in question["citations"])))
+            chunks = session.document_index.store.get(list(dict.fromkeys(c["chunk_id"] for c in question["citations"])))
             passages = [chunk.text for chunk, _ in chunks.values()]
             started = time.perf_counter()
             reply = llm.complete_json(

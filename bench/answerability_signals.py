@@ -106,7 +106,7 @@ def ask_phrase(pipeline, llm, settings, q: dict) -> dict:
     started = time.perf_counter()
     retrieval = pipeline.retrieve.run(question, settings.top_k, settings.bm25_weight, True)
     evidence = pipeline.select_evidence.run(question, question, retrieval, MemoryFacts())
-    given = pipeline.decide.run(evidence, MemoryFacts(), 0.0)
+    given = pipeline.choose_source.run(evidence, MemoryFacts(), 0.0)
     gold = [a.lower() for a in q["answers"]]
     text = " ".join(h.chunk.text for h in given.hits).lower()
     row = {

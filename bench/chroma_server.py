@@ -74,26 +74,26 @@ def main() -> None:
         server.start()
         try:
             common = {"reranker_dir": root / "no-reranker", "reranker_model": "none"}
-            services = {
+            sessions = {
                 "embedded": open_session(get_settings(home=root / "embedded", **common)),
                 "server": open_session(
                     get_settings(home=root / "server", chroma_host="127.0.0.1", chroma_port=server.port, **common)
                 ),
             }
-            for name, service in services.items():
-                results = [service.ingest_bytes(file, data) for file, data in files.items()]
+            for name, session in sessions.items():
+                results = [session.ingest_bytes(file, data) for file, data in files.items()]
                 assert all(r.status == "indexed" for r in results), results
-                service.search("warm-up")  # opens everything before the clock starts
-                chunks = service.document_index.store.count()
-                print(f"{name}: {service.models().vector_store}; {chunks} chunks", file=sys.stderr)
-            vectors = [services["embedded"].embedder.embed_query(q) for q in QUERIES]
-            search: dict[str, list[float]] = {name: [] for name in services}
-            query: dict[str, list[float]] = {name: [] for name in services}
+                session.search("warm-up")  # opens everything before the clock starts
+                chunks = session.document_index.store.count()
+                print(f"{name}: {session.models().vector_store}; {chunks} chunks", file=sys.stderr)
+            vectors = [sessions["embedded"].embedder.embed_query(q) for q in QUERIES]
+            search: dict[str, list[float]] = {name: [] for name in sessions}
+            query: dict[str, list[float]] = {name: [] for name in sessions}
             for run in range(args.runs):
                 text, vector = QUERIES[run % len(QUERIES)], vectors[run % len(QUERIES)]
-                for name, service in services.items():
-                    search[name].append(timed(lambda s=service, t=text: s.search(t, rerank=False)))
-                    query[name].append(timed(lambda s=service, v=vector: s.document_index.store.query(v, 20)))
+                for name, session in sessions.items():
+                    search[name].append(timed(lambda s=session, t=text: s.search(t, rerank=False)))
+                    query[name].append(timed(lambda s=session, v=vector: s.document_index.store.query(v, 20)))
         finally:
             server.stop()
 

@@ -38,9 +38,9 @@ def main() -> None:
     questions = {q.id: q for q in dataset.questions}
     with tempfile.TemporaryDirectory() as home:
         settings = get_settings(home=Path(home), reranker_model="none")
-        service = open_session(settings)
+        session = open_session(settings)
         rules = citations.CitationRules.from_settings(settings)
-        for result in service.ingest_paths(dataset.documents):
+        for result in session.ingest_paths(dataset.documents):
             assert result.status == "indexed", result
         rows = {"before": [], "after": []}
         skipped = moved = 0
@@ -49,7 +49,7 @@ def main() -> None:
             if question is None or stored["refused"] or not question.answerable or not stored["citations"]:
                 continue
             ids = stored.get("given", [])
-            found = service.document_index.store.get(ids)
+            found = session.document_index.store.get(ids)
             if not ids or len(found) != len(ids):
                 skipped += 1
                 continue

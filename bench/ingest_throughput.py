@@ -11,7 +11,7 @@ What it measures, on one generated document in one run:
   is parsing, chunking and the SQLite registry;
 * each stage alone on the same document, right after: parsing
   (``ingestion.parsers.parse_document``), chunking (``ingestion.chunking.chunk_document``) and
-  embedding (``service.app.embedder.embed`` over all chunk texts at once).
+  embedding (``session.app.embedder.embed`` over all chunk texts at once).
 
 The document is a deterministic pseudo-prose PDF written with fpdf2 into a temporary directory: one
 heading and about 2,500-3,000 characters of varied sentences per page, built from word lists with a
@@ -213,21 +213,21 @@ def ingest_child(pdf_path: Path, home: Path) -> dict[str, Any]:
     settings = get_settings(home=home)
     warmup = home.parent / "warmup.pdf"
     write_prose_pdf(warmup, 1, 99)
-    service = open_session(settings)
+    session = open_session(settings)
     started = time.perf_counter()
-    warm = service.ingest_bytes(warmup.name, warmup.read_bytes())
+    warm = session.ingest_bytes(warmup.name, warmup.read_bytes())
     cold_start_s = time.perf_counter() - started
     if warm.status != "indexed":
         raise SystemExit(f"warm-up ingest failed: {warm.error}")
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     inside: dict[str, float] = {}
-    instrument(service.app.embedder, "embed", inside, "embed")
-    instrument(service.document_index.store, "add", inside, "store_add")
-    instrument(service.document_index.store, "delete_document", inside, "store_delete")
+    instrument(session.app.embedder, "embed", inside, "embed")
+    instrument(session.document_index.store, "add", inside, "store_add")
+    instrument(session.document_index.store, "delete_document", inside, "store_delete")
     data = pdf_path.read_bytes()
     cpu_before = _cpu_seconds()
     started = time.perf_counter()
-    result = service.ingest_bytes(pdf_path.name, data)
+    result = session.ingest_bytes(pdf_path.name, data)
     end_to_end_s = time.perf_counter() - started
     cpu_s = _cpu_seconds() - cpu_before
     if result.status != "indexed":
@@ -281,7 +281,7 @@ def run(pages: int, seed: int, stages: bool = True) -> dict[str, Any]:
         stage: dict[str, float] = {"parse": 0.0, "chunk": 0.0, "embed": 0.0}
         parsed_chars = 0
         if stages:
-            service = open_session(settings)
+            session = open_session(settings)
             started = time.perf_counter()
             document = parse_document(pdf_path.name, data)
             stage["parse"] = time.perf_counter() - started
@@ -293,7 +293,7 @@ def run(pages: int, seed: int, stages: bool = True) -> dict[str, Any]:
             stage["chunk"] = time.perf_counter() - started
             texts = [chunk.text for chunk in chunks]
             started = time.perf_counter()
-            vectors = service.app.embedder.embed(texts)
+            vectors = session.app.embedder.embed(texts)
             stage["embed"] = time.perf_counter() - started
             if len(vectors) != len(chunks) or len(chunks) != n_chunks:
                 raise SystemExit(f"chunk count mismatch: ingest {n_chunks}, breakdown {len(chunks)}")

@@ -6,7 +6,7 @@ Its embedded model is loaded and warmed: every question of the run is asked twic
 first, so llama.cpp's prompt cache is the same for every round (the cold pass's time is printed).
 Then, for each N in --users, N threads (simulated users, each its own client id) start together and
 share out the same list of starter questions (max(--users) × --questions of them, so every round does
-the same work), each asking its share one after the other through ``service.ask`` (the app's path:
+the same work), each asking its share one after the other through ``session.ask`` (the app's path:
 guardrails, retrieval, queued generation, citation and support checks, memory pass).
 
 Per round it prints: questions asked and answered, wall time, throughput (answers per minute),
@@ -136,9 +136,9 @@ def starter_questions() -> tuple[list[Path], list[str]]:
     return dataset.documents, questions
 
 
-def run_round(service: Session, counter: CountingServer, users: int, pool: list[str]) -> Round:
+def run_round(session: Session, counter: CountingServer, users: int, pool: list[str]) -> Round:
     """`users` threads share out `pool` (user i asks every users-th question, in order) and start together."""
-    llm = service.app.llm()
+    llm = session.app.llm()
     assert isinstance(llm, LlamaCppLLM)
     counter.reset()
     llm.queue.max_active = 0
@@ -151,7 +151,7 @@ def run_round(service: Session, counter: CountingServer, users: int, pool: list[
         for question in pool[index::users]:
             began = time.perf_counter()
             try:
-                answer = service.ask(question, AskOptions(client_id=f"user-{index}"))
+                answer = session.ask(question, AskOptions(client_id=f"user-{index}"))
                 asked = Asked(
                     user=index,
                     question=question,
@@ -220,12 +220,12 @@ def main() -> int:
             llm_queue_timeout_s=args.queue_timeout,
             rate_limit_per_minute=0,  # this measures the model, not the per-user guardrail
         )
-        service = open_session(settings)
-        failed = [r for r in service.ingest_paths(documents) if r.status != "indexed"]
+        session = open_session(settings)
+        failed = [r for r in session.ingest_paths(documents) if r.status != "indexed"]
         if failed:
             print(f"ingest failed: {failed}", file=sys.stderr)
             return 1
-        llm = service.app.llm()
+        llm = session.app.llm()
         if not isinstance(llm, LlamaCppLLM):
             print(f"the load test is about the embedded model, not {llm.label}", file=sys.stderr)
             return 1
@@ -236,12 +236,12 @@ def main() -> int:
         # 1988, then 546 on every later pass), so two untimed passes come first: every round then
         # sees the same cache, and the first pass's time is the cold figure.
         pool = [questions[k % len(questions)] for k in range(max(args.users) * args.questions)]
-        warm = service.ask(questions[0])
+        warm = session.ask(questions[0])
         passes = []
         for _ in range(2):
             began = time.perf_counter()
             for question in pool:
-                service.ask(question)
+                session.ask(question)
             passes.append(time.perf_counter() - began)
         print(
             f"model: {llm.label}; queue limit {llm.queue.limit}, timeout {llm.queue.timeout_s:g} s; "
@@ -252,7 +252,7 @@ def main() -> int:
         )
         rounds = []
         for users in args.users:
-            result = run_round(service, counter, users, pool)
+            result = run_round(session, counter, users, pool)
             rounds.append(result)
             print(f"{users} users done in {result.wall_s} s", file=sys.stderr)
 

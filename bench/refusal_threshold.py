@@ -75,10 +75,10 @@ def main() -> int:
     signals: dict[str, dict[bool, list[float]]] = {}
     with tempfile.TemporaryDirectory(prefix="ragchat-bench-") as home:
         settings = get_settings(home=Path(home))
-        service = open_session(settings)
-        service.ingest_paths(dataset.documents)
+        session = open_session(settings)
+        session.ingest_paths(dataset.documents)
         for question in dataset.questions:
-            hits = service.search(question.question).hits
+            hits = session.search(question.question).hits
             values = {"cosine": max((h.scores.dense or 0.0) for h in hits) if hits else 0.0}
             values |= lexical_signals(question.question, hits[: settings.top_k])
             for name, value in values.items():

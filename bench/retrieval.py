@@ -95,7 +95,7 @@ time report customer warehouse shipment invoice delivery contract supplier budge
 training policy quarter revenue region market price order pallet truck driver manager team office system
 data network server security incident response storage energy cost growth plan project schedule process
 quality inspection review approval request account payment tax bank loan credit insurance claim risk
-product service support ticket software update version release feature test error failure backup water
+product session support ticket software update version release feature test error failure backup water
 river city harbour bridge road rail airport station school hospital doctor patient nurse medicine court
 law judge police army king queen church castle island mountain forest field farm animal horse bird fish
 music film book story paper letter history science language number year month week day morning night
@@ -197,7 +197,7 @@ class LoadTimes:
     bm25_batches_s: list[float] = field(default_factory=list)
 
 
-def bulk_load(service: Session, chunks: list[Chunk], vectors: np.ndarray) -> LoadTimes:
+def bulk_load(session: Session, chunks: list[Chunk], vectors: np.ndarray) -> LoadTimes:
     """Chroma, BM25 and the registry's chunk texts get every batch (so their counts stay equal), then one
     registry row per document."""
     times = LoadTimes()
@@ -209,34 +209,34 @@ def bulk_load(service: Session, chunks: list[Chunk], vectors: np.ndarray) -> Loa
             by_version.setdefault((c.doc_id, c.content_hash), []).append(c)
         started = time.perf_counter()
         for (doc_id, version), own in by_version.items():
-            service.document_index.registry.add_chunks_to_embed(doc_id, version, own)
+            session.document_index.registry.add_chunks_to_embed(doc_id, version, own)
         times.registry_s += time.perf_counter() - started
         started = time.perf_counter()
-        service.document_index.store.add(part, embeddings)
+        session.document_index.store.add(part, embeddings)
         times.store_s += time.perf_counter() - started
         started = time.perf_counter()
         for (doc_id, version), own in by_version.items():
-            service.document_index.registry.mark_embedded(doc_id, version, [c.chunk_id for c in own])
+            session.document_index.registry.mark_embedded(doc_id, version, [c.chunk_id for c in own])
         times.registry_s += time.perf_counter() - started
         started = time.perf_counter()
-        service.document_index.bm25.add(
+        session.document_index.bm25.add(
             [c.chunk_id for c in part], [c.text for c in part], [c.doc_id for c in part], [c.content_hash for c in part]
         )
         times.bm25_batches_s.append(time.perf_counter() - started)
         log(f"  loaded {begin + len(part):,} / {len(chunks):,}")
     times.bm25_s = sum(times.bm25_batches_s)
     started = time.perf_counter()
-    register_documents(service, chunks)
+    register_documents(session, chunks)
     times.registry_s += time.perf_counter() - started
     return times
 
 
-def register_documents(service: Session, chunks: list[Chunk]) -> None:
+def register_documents(session: Session, chunks: list[Chunk]) -> None:
     per_doc = Counter(c.doc_id for c in chunks)
     first = {c.doc_id: c for c in reversed(chunks)}
     for doc_id, count in per_doc.items():
         chunk = first[doc_id]
-        service.document_index.registry.put(
+        session.document_index.registry.put(
             DocumentRecord(
                 doc_id=doc_id,
                 source=chunk.source,
@@ -292,7 +292,7 @@ def build_langchain_bm25(chunks: list[Chunk]) -> Any:
     return BM25Retriever.from_texts([c.text for c in chunks], metadatas=[{"chunk_id": c.chunk_id} for c in chunks], k=K)
 
 
-def build_ensemble(service: Session, bm25_retriever: Any, chunks: list[Chunk], vectors: np.ndarray) -> Any:
+def build_ensemble(session: Session, bm25_retriever: Any, chunks: list[Chunk], vectors: np.ndarray) -> Any:
     """EnsembleRetriever(BM25, Chroma) with equal weights over a Chroma collection as the original design
     stored it: the same vectors, with each chunk's text as its document (ours holds vectors only). Built
     once beside ours in the home and reused while it has as many rows."""
@@ -302,9 +302,9 @@ def build_ensemble(service: Session, bm25_retriever: Any, chunks: list[Chunk], v
     from langchain_community.vectorstores import Chroma
 
     client = chromadb.PersistentClient(
-        path=str(service.settings.chroma_path), settings=ChromaSettings(anonymized_telemetry=False)
+        path=str(session.settings.chroma_path), settings=ChromaSettings(anonymized_telemetry=False)
     )
-    name = f"{service.settings.collection}-langchain-baseline"
+    name = f"{session.settings.collection}-langchain-baseline"
     collection = client.get_or_create_collection(name, embedding_function=None, metadata={"hnsw:space": "cosine"})
     if collection.count() != len(chunks):
         client.delete_collection(name)
@@ -319,7 +319,7 @@ def build_ensemble(service: Session, bm25_retriever: Any, chunks: list[Chunk], v
             )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # langchain_community's Chroma is deprecated in favour of langchain-chroma
-        store = Chroma(client=client, collection_name=name, embedding_function=ServiceEmbeddings(service.app.embedder))
+        store = Chroma(client=client, collection_name=name, embedding_function=ServiceEmbeddings(session.app.embedder))
     dense = store.as_retriever(search_kwargs={"k": K})
     return EnsembleRetriever(retrievers=[bm25_retriever, dense], weights=[0.5, 0.5])
 
@@ -355,9 +355,9 @@ def evaluate(search: Callable[[str], list[str]], data: Dataset) -> dict[str, flo
     }
 
 
-def service_search(service: Session, weight: float, rerank: bool = False) -> Callable[[str], list[str]]:
+def session_search(session: Session, weight: float, rerank: bool = False) -> Callable[[str], list[str]]:
     def search(query: str) -> list[str]:
-        return [h.chunk.chunk_id for h in service.search(query, k=K, bm25_weight=weight, rerank=rerank).hits]
+        return [h.chunk.chunk_id for h in session.search(query, k=K, bm25_weight=weight, rerank=rerank).hits]
 
     return search
 
@@ -375,39 +375,39 @@ def quality_settings(home: Path, args: argparse.Namespace, fusion: str = "rrf") 
 DEFAULT_HYBRID = f"hybrid-{Settings.model_fields['fusion'].default} (w=0.5)"
 
 
-def quality_modes(service: Session, convex: Session) -> list[tuple[str, Callable[[str], list[str]]]]:
+def quality_modes(session: Session, convex: Session) -> list[tuple[str, Callable[[str], list[str]]]]:
     return [
-        ("bm25", service_search(service, 1.0)),
-        ("dense", service_search(service, 0.0)),
-        ("hybrid-rrf (w=0.5)", service_search(service, 0.5)),
-        ("hybrid-rrf (w=0.3)", service_search(service, 0.3)),
-        ("hybrid-rrf (w=0.7)", service_search(service, 0.7)),
-        ("hybrid-convex (w=0.5)", service_search(convex, 0.5)),
+        ("bm25", session_search(session, 1.0)),
+        ("dense", session_search(session, 0.0)),
+        ("hybrid-rrf (w=0.5)", session_search(session, 0.5)),
+        ("hybrid-rrf (w=0.3)", session_search(session, 0.3)),
+        ("hybrid-rrf (w=0.7)", session_search(session, 0.7)),
+        ("hybrid-convex (w=0.5)", session_search(convex, 0.5)),
     ]
 
 
 def run_quality(data: Dataset, args: argparse.Namespace) -> list[tuple[str, dict[str, float] | str]]:
     log(f"quality: {data.name}: {len(data.chunks)} chunks, {len(data.qrels)} queries")
     with temporary_home(data.name.replace(":", "-")) as home:
-        service = open_session(quality_settings(home, args))
+        session = open_session(quality_settings(home, args))
         started = time.perf_counter()
-        vectors = np.asarray(service.app.embedder.embed([c.text for c in data.chunks]), dtype=np.float32)
+        vectors = np.asarray(session.app.embedder.embed([c.text for c in data.chunks]), dtype=np.float32)
         log(f"  embedded {len(data.chunks)} chunks in {time.perf_counter() - started:.1f} s")
-        bulk_load(service, data.chunks, vectors)
+        bulk_load(session, data.chunks, vectors)
         convex = open_session(quality_settings(home, args, fusion="convex"))
         rows: list[tuple[str, dict[str, float] | str]] = []
-        for label, search in quality_modes(service, convex):
+        for label, search in quality_modes(session, convex):
             log(f"  {label}")
             rows.append((label, evaluate(search, data)))
-        reranker = service.models().reranker
+        reranker = session.models().reranker
         if reranker.startswith("none"):
             rows.append(("hybrid+rerank (w=0.5)", f"n/a — {reranker}"))
         else:
             log("  hybrid+rerank")
-            rows.append((f"hybrid+rerank (w=0.5, {reranker})", evaluate(service_search(service, 0.5, True), data)))
+            rows.append((f"hybrid+rerank (w=0.5, {reranker})", evaluate(session_search(session, 0.5, True), data)))
         log("  baseline (LangChain BM25Retriever + Chroma, EnsembleRetriever)")
         by_text = {c.text: c.chunk_id for c in data.chunks}
-        ensemble = build_ensemble(service, build_langchain_bm25(data.chunks), data.chunks, vectors)
+        ensemble = build_ensemble(session, build_langchain_bm25(data.chunks), data.chunks, vectors)
         rows.append(("baseline (LangChain ensemble)", evaluate(lambda q: baseline_ids(ensemble, by_text, q), data)))
     return rows
 
@@ -511,18 +511,18 @@ def timed(fn: Callable[[str], object], queries: list[str], budget_s: float | Non
     return samples
 
 
-def search_latencies(service: Session, queries: list[str]) -> dict[str, Any]:
+def search_latencies(session: Session, queries: list[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for mode, weight in (("hybrid", 0.5), ("bm25", 1.0), ("dense", 0.0)):
-        out[mode] = percentiles(timed(lambda q, w=weight: service.search(q, k=K, bm25_weight=w, rerank=False), queries))
+        out[mode] = percentiles(timed(lambda q, w=weight: session.search(q, k=K, bm25_weight=w, rerank=False), queries))
     parts: dict[str, list[float]] = {}
     for query in queries:
-        for key, value in service.search(query, k=K, bm25_weight=0.5, rerank=False).timings_ms.items():
+        for key, value in session.search(query, k=K, bm25_weight=0.5, rerank=False).timings_ms.items():
             parts.setdefault(key, []).append(value)
     out["hybrid_parts_ms"] = {key: float(np.median(values)) for key, values in parts.items()}
-    out["bm25_alone"] = percentiles(timed(lambda q: service.document_index.bm25.search(q, CANDIDATES), queries))
+    out["bm25_alone"] = percentiles(timed(lambda q: session.document_index.bm25.search(q, CANDIDATES), queries))
     out["registry_read_ms"] = percentiles(
-        timed(lambda _q: service.document_index.registry.live_versions(), queries[:20])
+        timed(lambda _q: session.document_index.registry.live_versions(), queries[:20])
     )[0]
     return out
 
@@ -533,26 +533,26 @@ t0 = time.perf_counter()
 from ragchat.application import open_session
 from core.settings import get_settings
 t1 = time.perf_counter()
-service = open_session(get_settings())
+session = open_session(get_settings())
 parts = {}
-if sys.argv[2] == "parts":  # one step at a time (the service may overlap some of them on its own)
+if sys.argv[2] == "parts":  # one step at a time (the session may overlap some of them on its own)
     mark = time.perf_counter()
-    bm25_rows = len(service.document_index.bm25)
+    bm25_rows = len(session.document_index.bm25)
     parts["bm25_s"], mark = time.perf_counter() - mark, time.perf_counter()
     import chromadb
     parts["chromadb_import_s"], mark = time.perf_counter() - mark, time.perf_counter()
-    chroma_rows = service.document_index.store.count()
+    chroma_rows = session.document_index.store.count()
     parts["chroma_open_s"], mark = time.perf_counter() - mark, time.perf_counter()
     import fastembed
     parts["fastembed_import_s"], mark = time.perf_counter() - mark, time.perf_counter()
-    service.app.embedder
+    session.app.embedder
     parts["embedder_s"], mark = time.perf_counter() - mark, time.perf_counter()
     from core.language import LanguageDetector
-    LanguageDetector.from_settings(service.settings)("warm")
+    LanguageDetector.from_settings(session.settings)("warm")
     parts["langid_s"], mark = time.perf_counter() - mark, time.perf_counter()
     parts.update(bm25_rows=bm25_rows, chroma_rows=chroma_rows)
 mark = time.perf_counter()
-hits = service.search(sys.argv[1], k=10, rerank=False).hits
+hits = session.search(sys.argv[1], k=10, rerank=False).hits
 t2 = time.perf_counter()
 print(json.dumps({"import_s": t1 - t0, "startup_s": t2 - t1, "first_search_s": t2 - mark, "hits": len(hits), **parts}))
 """
@@ -602,23 +602,23 @@ def startup(home: Path, query: str, reranker_dir: Path | None, reference: Path |
     }
 
 
-def baseline_speed(service: Session, chunks: list[Chunk], vectors: np.ndarray, queries: list[str]) -> dict[str, Any]:
+def baseline_speed(session: Session, chunks: list[Chunk], vectors: np.ndarray, queries: list[str]) -> dict[str, Any]:
     started = time.perf_counter()
     bm25_retriever = build_langchain_bm25(chunks)
     build_s = time.perf_counter() - started
-    ensemble = build_ensemble(service, bm25_retriever, chunks, vectors)
+    ensemble = build_ensemble(session, bm25_retriever, chunks, vectors)
     samples = timed(ensemble.invoke, queries, budget_s=BASELINE_BUDGET_S)
     del ensemble, bm25_retriever
     gc.collect()
     return {"build_s": build_s, "latency": percentiles(samples), "queries": len(samples)}
 
 
-def real_embedder_rate(service: Session, chunks: list[Chunk]) -> float:
+def real_embedder_rate(session: Session, chunks: list[Chunk]) -> float:
     """Chunks/s of the real embedder on 64 synthetic chunks, to show why the bench uses random vectors."""
     sample = [c.text for c in chunks[:64]]
-    service.app.embedder.embed(sample[:2])
+    session.app.embedder.embed(sample[:2])
     started = time.perf_counter()
-    service.app.embedder.embed(sample)
+    session.app.embedder.embed(sample)
     return len(sample) / (time.perf_counter() - started)
 
 
@@ -631,27 +631,27 @@ def run_size(n: int, args: argparse.Namespace, largest: bool) -> dict[str, Any]:
     log(f"  generated in {time.perf_counter() - started:.1f} s")
     result: dict[str, Any] = {"n": n, "docs": len({c.doc_id for c in chunks}), "load_avg": [os.getloadavg()[0]]}
     with speed_home(n, args.keep_home) as (home, kept_load), reference_tree(args.reference_rev) as reference:
-        service = open_session(get_settings(home=home, reranker_dir=args.reranker_dir, candidates=CANDIDATES))
+        session = open_session(get_settings(home=home, reranker_dir=args.reranker_dir, candidates=CANDIDATES))
         result["reused"] = kept_load is not None
-        result["load"] = kept_load or bulk_load(service, chunks, vectors)
+        result["load"] = kept_load or bulk_load(session, chunks, vectors)
         if args.keep_home and kept_load is None:
             save_load_times(home, result["load"])
         log("  search latency")
-        result["latency"] = search_latencies(service, queries)
+        result["latency"] = search_latencies(session, queries)
         if reference:
             log(f"  side by side with {args.reference_rev}: latency and ranking")
             result["ranking"] = side_by_side(home, queries, reference, args.reference_rev)
-        result["embedder_rate"] = real_embedder_rate(service, chunks)
+        result["embedder_rate"] = real_embedder_rate(session, chunks)
         log("  start-up (subprocess, twice)")
         result["startup"] = startup(home, queries[0], args.reranker_dir, reference)
         log("  baseline (LangChain)")
-        result["baseline"] = baseline_speed(service, chunks, vectors, queries)
+        result["baseline"] = baseline_speed(session, chunks, vectors, queries)
         if largest and not args.keep_home:  # libraries first: they must see the same corpus as our index
             log("  BM25 libraries")
-            result["libraries"] = compare_bm25_libraries(service, chunks, queries, result["load"].bm25_s)
+            result["libraries"] = compare_bm25_libraries(session, chunks, queries, result["load"].bm25_s)
             log("  20-page PDF into this home and into an empty one")
-            result["pdf"] = pdf_ingest(service, home.parent, args)
-        del service
+            result["pdf"] = pdf_ingest(session, home.parent, args)
+        del session
     result["load_avg"].append(os.getloadavg()[0])
     return result
 
@@ -768,23 +768,23 @@ def write_pdf(path: Path, pages: int, seed: int) -> Path:
     return path
 
 
-def bm25_files(service: Session) -> dict[str, int]:
-    return {p.name: p.stat().st_mtime_ns for p in service.settings.bm25_path.iterdir()}
+def bm25_files(session: Session) -> dict[str, int]:
+    return {p.name: p.stat().st_mtime_ns for p in session.settings.bm25_path.iterdir()}
 
 
-def timed_ingest(service: Session, name: str, data: bytes) -> tuple[float, IngestResult]:
+def timed_ingest(session: Session, name: str, data: bytes) -> tuple[float, IngestResult]:
     started = time.perf_counter()
-    result = service.ingest_bytes(name, data)
+    result = session.ingest_bytes(name, data)
     seconds = time.perf_counter() - started
     if result.status != "indexed":
         raise SystemExit(f"PDF ingest failed: {result.error}")
     return seconds, result
 
 
-def warm_embedder(service: Session, texts: list[str]) -> None:
+def warm_embedder(session: Session, texts: list[str]) -> None:
     """One indexer-sized batch of the PDF's own chunks, so ONNX has seen such inputs before the clock starts."""
-    service.app.embedder.embed(texts[: service.settings.embed_batch_size * 4])
-    service.document_index.indexer  # noqa: B018 - opens Chroma and BM25 (and checks they are in step) before the clock starts
+    session.app.embedder.embed(texts[: session.settings.embed_batch_size * 4])
+    session.document_index.indexer  # noqa: B018 - opens Chroma and BM25 (and checks they are in step) before the clock starts
 
 
 def ingest_into_empty(path: Path, texts: list[str], args: argparse.Namespace) -> float:
@@ -796,23 +796,23 @@ def ingest_into_empty(path: Path, texts: list[str], args: argparse.Namespace) ->
     return seconds
 
 
-def pdf_ingest(service: Session, scratch: Path, args: argparse.Namespace) -> dict[str, Any]:
+def pdf_ingest(session: Session, scratch: Path, args: argparse.Namespace) -> dict[str, Any]:
     """Two samples each way (the big home gets the PDF under a second name the second time); minimums kept."""
     path = write_pdf(scratch / "bench-20-pages.pdf", 20, SEED)
     data = path.read_bytes()
-    settings = service.settings
+    settings = session.settings
     texts = [
         c.text for c in chunk_document(parse_document(path.name, data), settings.chunk_size, settings.chunk_overlap)
     ]
     empty_s = min(ingest_into_empty(path, texts, args) for _ in range(2))
-    warm_embedder(service, texts)
-    before_files, before_count = bm25_files(service), service.document_index.store.count()
-    before_segments = service.document_index.bm25.segment_count
-    seconds, result = timed_ingest(service, path.name, data)
-    after_files = bm25_files(service)
-    count_delta = service.document_index.store.count() - before_count
-    segments_after = service.document_index.bm25.segment_count
-    second_s, _ = timed_ingest(service, f"copy-{path.name}", data)
+    warm_embedder(session, texts)
+    before_files, before_count = bm25_files(session), session.document_index.store.count()
+    before_segments = session.document_index.bm25.segment_count
+    seconds, result = timed_ingest(session, path.name, data)
+    after_files = bm25_files(session)
+    count_delta = session.document_index.store.count() - before_count
+    segments_after = session.document_index.bm25.segment_count
+    second_s, _ = timed_ingest(session, f"copy-{path.name}", data)
     segments = [name for name in before_files if name.endswith(".npz")]
     return {
         "pages": result.pages,
@@ -834,15 +834,15 @@ def pdf_ingest(service: Session, scratch: Path, args: argparse.Namespace) -> dic
 
 # ---- BM25 libraries ------------------------------------------------------------------------------
 def compare_bm25_libraries(
-    service: Session, chunks: list[Chunk], queries: list[str], ours_build_s: float
+    session: Session, chunks: list[Chunk], queries: list[str], ours_build_s: float
 ) -> dict[str, Any]:
     started = time.perf_counter()
     corpus_tokens = [tokenize(c.text) for c in chunks]
     tokenize_s = time.perf_counter() - started
-    ours_top = {q: service.document_index.bm25.search(q, K) for q in queries}
+    ours_top = {q: session.document_index.bm25.search(q, K) for q in queries}
     ours = {
         "build_s": ours_build_s,
-        "latency": percentiles(timed(lambda q: service.document_index.bm25.search(q, K), queries)),
+        "latency": percentiles(timed(lambda q: session.document_index.bm25.search(q, K), queries)),
     }
     log("    rank_bm25")
     okapi = bench_rank_bm25(chunks, corpus_tokens, queries, ours_top)
@@ -952,7 +952,7 @@ def speed_rows(r: dict[str, Any]) -> list[tuple[str, str]]:
             "  rows the start-up probe saw: BM25 / Chroma / hits",
             f"{steps['bm25_rows']:,} / {steps['chroma_rows']:,} / {start['hits']}",
         ),
-        ("Python import s (ragchat.service)", f"{start['import_s']:.2f}"),
+        ("Python import s (ragchat.session)", f"{start['import_s']:.2f}"),
         ("whole subprocess s (interpreter to exit)", f"{start['process_s']:.2f}"),
         ("baseline BM25Retriever.from_texts build s", f"{base['build_s']:.2f}"),
         (

@@ -53,7 +53,7 @@ def generate(args: argparse.Namespace) -> list[dict[str, Any]]:
     picked = _spread(answerable, args.questions) + _spread(impossible, args.impossible)
     records: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="ragchat-bench-support-") as home:
-        service = open_session(
+        session = open_session(
             get_settings(
                 home=Path(home),
                 llm_provider="llamacpp",
@@ -63,10 +63,10 @@ def generate(args: argparse.Namespace) -> list[dict[str, Any]]:
                 reranker_dir=Path(home) / "no-reranker",
             )
         )
-        print(service.ingest_paths([args.squad / "Normans.md"]), file=sys.stderr)
+        print(session.ingest_paths([args.squad / "Normans.md"]), file=sys.stderr)
         for number, row in enumerate(picked, start=1):
             started = time.perf_counter()
-            answer = service.ask_stream(row["question"]).result()
+            answer = session.ask_stream(row["question"]).result()
             print(
                 f"[{number}/{len(picked)}] {time.perf_counter() - started:.1f}s {row['question']!r} → "
                 f"{answer.answer[:100]!r}",

@@ -8,17 +8,17 @@ in one process and one after the other (so the figures are comparable), with
 RAGCHAT_LLM_PROVIDER=llamacpp:
 
 * a fresh ``Session`` is built and its embedder and store are warmed by one search;
-* the LLM is loaded once with ``service.app.llm()`` (timed: "load s");
+* the LLM is loaded once with ``session.app.llm()`` (timed: "load s");
 * one warm-up question is asked (its TTFT is shown as "1st TTFT", not in the medians: llama.cpp's
   first request after load is markedly slower);
-* N typical questions answerable from the corpus are asked through ``service.ask_stream``; per
+* N typical questions answerable from the corpus are asked through ``session.ask_stream``; per
   question the script records time to first token as ``timings_ms["first_token_ms"] -
   timings_ms["llm_load_ms"]`` (question asked → first streamed piece, retrieval included, model
   load excluded), the total time, the streamed pieces per second after the first piece (each
   piece is one token with llama.cpp's server streaming, so this is the generation rate), and the
   prompt size in characters and, from llama.cpp's own timings, in tokens (``prompt_n`` evaluated +
   ``cache_n`` reused from the previous request's KV cache, e.g. the shared system prompt);
-* the model is freed (service deleted, ``gc.collect()``) before the next one is loaded.
+* the model is freed (session deleted, ``gc.collect()``) before the next one is loaded.
 
 It prints each answer with its figures, one table row per model (load, first and median/min TTFT,
 median total, tokens/s, prompt size) and
@@ -68,7 +68,7 @@ CORPUS_PAGES = [
         "Northgate, next to the container terminal.\n\n"
         "The company was founded in 1987 as a family business that stored fish for local exporters. It "
         "moved into general freight in the late nineties and today serves retailers, manufacturers and "
-        "three regional hospitals. Customer service is open from 7 am to 7 pm on working days; urgent "
+        "three regional hospitals. Customer session is open from 7 am to 7 pm on working days; urgent "
         "requests outside those hours go to the duty manager on call.\n\n"
         "Every warehouse has a site manager, a safety officer and a stock controller. Site managers report "
         "to the regional director, who meets the operations board once a month to review volumes, staffing "
@@ -102,7 +102,7 @@ CORPUS_PAGES = [
         "practical test on the warehouse floor with an instructor. Operators who fail the practical "
         "test may retake it after one week of supervised practice.\n\n"
         "Forklifts are inspected by their operator at the start of every shift using the checklist on the "
-        "vehicle. A forklift with a defect must be tagged out of service and reported to the shift lead. "
+        "vehicle. A forklift with a defect must be tagged out of session and reported to the shift lead. "
         "The speed limit inside warehouses is 6 km/h, and pedestrians have priority at marked crossings.\n\n"
         "Loading docks open at 5 am. Drivers must book a slot through the dock planning system at least "
         "two hours in advance; trucks without a booking are served only when a bay is free. Each loading "
@@ -120,10 +120,10 @@ CORPUS_PAGES = [
         "Sick leave must be reported to the shift lead before the start of the shift; from the fourth "
         "day of absence a doctor's certificate is required.\n\n"
         "Parents receive 16 weeks of paid parental leave, which can be split into two blocks within the "
-        "child's first year. Employees with five years of service receive one extra day of annual leave, "
+        "child's first year. Employees with five years of session receive one extra day of annual leave, "
         "and those with ten years receive three extra days.\n\n"
         "New employees complete a one-week induction that covers the warehouse systems, the safety "
-        "rules and the customer service standards.",
+        "rules and the customer session standards.",
     ),
     (
         "Results and outlook",
@@ -173,9 +173,9 @@ def rss_mb() -> float | None:
     return round(pages * os.sysconf("SC_PAGE_SIZE") / 2**20, 1)
 
 
-def ask_once(service: Session, question: str, llm: LLM) -> dict[str, Any]:
+def ask_once(session: Session, question: str, llm: LLM) -> dict[str, Any]:
     started = time.perf_counter()
-    stream = service.ask_stream(question)
+    stream = session.ask_stream(question)
     first_at: float | None = None
     pieces = 0
     for _ in stream.tokens():
@@ -249,26 +249,26 @@ def bench_model(
         evidence_tokens=0 if variant == "chunks" else None,  # 0: the retrieved chunks whole, as before
         **({"evidence_candidates": 4, "evidence_neighbour_weight": 0.0} if variant == "evidence-top4" else {}),
     )
-    service = open_session(settings)
-    service.search(WARMUP_QUESTION)  # embedder + store loaded before the LLM clock starts
+    session = open_session(settings)
+    session.search(WARMUP_QUESTION)  # embedder + store loaded before the LLM clock starts
     rss_before = rss_mb()
     started = time.perf_counter()
     try:
-        llm = service.app.llm()
+        llm = session.app.llm()
     except Exception as exc:  # a model that is not installed must not stop the others
-        del service
+        del session
         gc.collect()
         return {"model": model, "skipped": f"{type(exc).__name__}: {exc}"}
     load_s = time.perf_counter() - started
     label = llm.label
     rss_loaded = rss_mb()
 
-    warmup = ask_once(service, WARMUP_QUESTION, llm)
+    warmup = ask_once(session, WARMUP_QUESTION, llm)
     rows = []
     for question in questions:
         if variant == "evidence+other":  # evicts the answer prompt from llama.cpp's slot
             llm.complete(OTHER_PROMPT, 4, 0.0)
-        rows.append(ask_once(service, question, llm))
+        rows.append(ask_once(session, question, llm))
     # The warm-up prompt is evaluated whole (nothing cached yet): its rate is the prefill rate, and
     # prompt tokens ÷ that rate is the least time any first token can take without a prompt cache.
     prefill_rate = None
@@ -279,7 +279,7 @@ def bench_model(
                 row["ttft_limit_ms"] = round(row["prompt_tokens"] / prefill_rate * 1000, 1)
                 row["ttft_over_limit"] = round(row["ttft_ms"] / row["ttft_limit_ms"], 3)
 
-    del llm, service
+    del llm, session
     gc.collect()
     rss_freed = rss_mb()
 
@@ -427,13 +427,13 @@ def main() -> None:
         home = Path(tmp) / "home"
         os.environ["RAGCHAT_HOME"] = str(home)
         pdf = write_corpus_pdf(Path(tmp) / "harbor-handbook.pdf")
-        ingest_service = open_session(get_settings(home=home))
+        ingest_session = open_session(get_settings(home=home))
         started = time.perf_counter()
-        result = ingest_service.ingest_bytes(pdf.name, pdf.read_bytes())
+        result = ingest_session.ingest_bytes(pdf.name, pdf.read_bytes())
         ingest_s = time.perf_counter() - started
         if result.status != "indexed":
             raise SystemExit(f"corpus ingest failed: {result.error}")
-        del ingest_service
+        del ingest_session
         gc.collect()
         corpus: dict[str, Any] = {
             "loadavg_1m_at_start": round(os.getloadavg()[0], 2),

@@ -61,10 +61,10 @@ def main() -> None:
         start = threading.Barrier(len(users))
 
         def turn(user: str, fact: str) -> float:
-            service = root.app.session(user)
+            session = root.app.session(user)
             start.wait(timeout=60)
             began = time.perf_counter()
-            service.ask(fact, AskOptions(session_id=f"{user}-1"))
+            session.ask(fact, AskOptions(session_id=f"{user}-1"))
             return time.perf_counter() - began
 
         began = time.perf_counter()

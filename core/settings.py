@@ -21,8 +21,6 @@ from core.users import user_name
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
-REFUSAL_TEXT = "I don't have enough information in the uploaded documents to answer this question."
-
 LOOPBACK_NAMES = {"localhost"}
 
 

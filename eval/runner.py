@@ -135,44 +135,44 @@ def run_eval(
     started_at = datetime.now(UTC)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="ragchat-eval-") as home:
-        service = open_subject(settings.model_copy(update={"home": Path(home)}), llm)
+        session = open_subject(settings.model_copy(update={"home": Path(home)}), llm)
         try:
-            return _run(dataset, service, report, ragas, label, started_at, started)
+            return _run(dataset, session, report, ragas, label, started_at, started)
         finally:
-            del service
+            del session
             gc.collect()  # Chroma's and llama.cpp's handles go before the next configuration loads
 
 
 def _run(
     dataset: EvalDataset,
-    service: EvalSubject,
+    session: EvalSubject,
     report: Progress,
     ragas: bool,
     label: str,
     started_at: datetime,
     started: float,
 ) -> EvalRun:
-    settings = service.settings
+    settings = session.settings
     total = len(dataset.questions)
     report(0, total, f"indexing {len(dataset.documents)} document(s)")
-    failed = [r for r in service.ingest_paths(list(dataset.documents)) if r.status == "failed"]
+    failed = [r for r in session.ingest_paths(list(dataset.documents)) if r.status == "failed"]
     if failed:
         raise EvalError("could not index " + "; ".join(f"{r.source}: {r.error}" for r in failed))
-    chunks = service.indexed_chunks()
+    chunks = session.indexed_chunks()
     warnings = _gold_warnings(dataset.questions, chunks)
 
     report(0, total, "loading the language model")
     mark = time.perf_counter()
-    service.app.llm()
+    session.app.llm()
     llm_load_ms = round((time.perf_counter() - mark) * 1000, 1)
-    scorer, judge_label = _ragas_scorer(service) if ragas else (None, "not run (ragas turned off)")
+    scorer, judge_label = _ragas_scorer(session) if ragas else (None, "not run (ragas turned off)")
 
     results: list[QuestionResult] = []
-    models = service.models()
+    models = session.models()
     for done, question in enumerate(dataset.questions):
         report(done, total, question.question)
-        session = f"eval-{question.conversation}" if question.conversation else None
-        answer = service.ask(question.question, AskOptions(session_id=session))
+        conversation = f"eval-{question.conversation}" if question.conversation else None
+        answer = session.ask(question.question, AskOptions(session_id=conversation))
         models = answer.models
         results.append(score_question(question, answer, chunks, settings, scorer))
     report(total, total, "done")
@@ -199,13 +199,13 @@ def _run(
     return summarize(run, RagasStatus(scorer is not None, scorer is not None and scorer.judged, judge_label))
 
 
-def _ragas_scorer(service: EvalSubject) -> tuple[RagasScorer, str]:
+def _ragas_scorer(session: EvalSubject) -> tuple[RagasScorer, str]:
     from eval.judge import EmbedderForRagas, PortJudge
 
-    settings = service.settings
+    settings = session.settings
     judge_llm: LLM | None = None
     if settings.eval_judge == "self":
-        judge_llm = service.app.llm()
+        judge_llm = session.app.llm()
     elif settings.eval_judge == "openai":
         if not settings.eval_judge_model:
             raise EvalError("RAGCHAT_EVAL_JUDGE=openai needs RAGCHAT_EVAL_JUDGE_MODEL (the served model's name)")
@@ -217,7 +217,7 @@ def _ragas_scorer(service: EvalSubject) -> tuple[RagasScorer, str]:
         )
     judge = PortJudge(judge_llm, settings.eval_judge_timeout_s, settings.eval_judge_max_tokens) if judge_llm else None
     label = judge_llm.label if judge_llm else "none (RAGCHAT_EVAL_JUDGE=self or openai turns on the judged metrics)"
-    return RagasScorer(EmbedderForRagas(service.app.embedder), judge), label
+    return RagasScorer(EmbedderForRagas(session.app.embedder), judge), label
 
 
 def _gold_warnings(questions: Sequence[EvalQuestion], chunks: Sequence[Chunk]) -> list[str]:

@@ -1,4 +1,4 @@
-"""An answer that states its own answer.
+"""An answer anchored to the evidence sentence that states its own answer.
 
 The reply's hidden phrase line is the model's answer copied from the evidence ("Rollo"), written
 under the prompt's trap-aware instruction before anything else. The sentence it then writes does
@@ -7,7 +7,7 @@ sentence without their phrase ("Who was the Norse leader?": phrase "Rollo", answ
 dynasty had a major political, cultural and military impact on medieval Europe [2]."), 10 of them
 with the right phrase. Such a sentence answers another question; the evidence sentence that holds
 the phrase answers this one, word for word, and is cited to the excerpt it is in. Only an answer
-the support check kept is restated: one it withheld (the model invented it) stays withheld, and a
+the support check kept is anchored: one it withheld (the model invented it) stays withheld, and a
 phrase that merely occurs in the evidence does not turn that refusal into an answer.
 """
 
@@ -50,7 +50,7 @@ def stating_sentence(phrase: str, question: str, hits: list[Hit]) -> tuple[int, 
     return None if best is None else (best[1], best[2])
 
 
-def restate(text: str, phrase: str | None, question: str, hits: list[Hit]) -> str | None:
+def anchor(text: str, phrase: str | None, question: str, hits: list[Hit]) -> str | None:
     """The answer as the evidence sentence that states the phrase, cited ("… Rollo … [1]."), when
     the model's text does not state it; None when it does, or no evidence sentence does."""
     if not phrase or states(text, phrase):

@@ -16,7 +16,8 @@ import re
 from pydantic import BaseModel
 
 from core.schemas import Citation, Hit
-from core.settings import REFUSAL_TEXT, Settings
+from core.settings import Settings
+from rag.messages import REFUSAL_TEXT
 
 _MARKER = re.compile(r"\[\s*(\d+(?:\s*[,;]\s*\d+)*)\s*\]")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)

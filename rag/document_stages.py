@@ -23,8 +23,8 @@ from rag.citations import markers_in, split_sentences, strip_markers, tidy_marke
 from rag.context_budget import source_budget
 from rag.evidence import Embed
 from rag.messages import message
+from rag.question import Progress, SectionDone, Timings, elapsed_ms, no_section
 from rag.router import Form, Route, Router
-from rag.stages import Timings, elapsed_ms
 from rag.whole_document import (
     DOCUMENT_SYSTEM_PROMPT,
     DocumentSource,
@@ -36,26 +36,12 @@ from rag.whole_document import (
     sections,
 )
 
-# progress(what, done, total): the section-by-section summary reports each section as it is done.
-Progress = Callable[[str, int, int], None]
-# section_done(sentences): each section's cited summary sentences as soon as they exist, so a long
-# document's reader sees partial results long before the combined answer (each hit is one sentence,
-# its chunk the passage it cites: source and page).
-SectionDone = Callable[[list[Hit]], None]
 SECTION_SENTENCES = 3
 PASSAGE_TOKENS = 120
 
 
 # While a section is summarised, progress is reported again every this many tokens (see _summary).
 TICK_TOKENS = 16
-
-
-def no_progress(what: str, done: int, total: int) -> None:
-    """The default listener: nobody is watching."""
-
-
-def no_section(sentences: list[Hit]) -> None:
-    """The default listener for finished sections: nobody is reading along."""
 
 
 def section_text(sentences: list[Hit]) -> tuple[str, str]:

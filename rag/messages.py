@@ -8,9 +8,10 @@ and the tests have always used (REFUSAL_TEXT, INJECTION_MESSAGE, "The documents 
 from __future__ import annotations
 
 from core.schemas import MemoryOutcome
-from core.settings import REFUSAL_TEXT
 
 ENGLISH = "en"
+# The refusal in English: the prompt tells the model to reply with it word for word (rag/prompting.py).
+REFUSAL_TEXT = "I don't have enough information in the uploaded documents to answer this question."
 
 MESSAGES: dict[str, dict[str, str]] = {
     "en": {

@@ -2,9 +2,10 @@
 
 Such a page lists many topics, each with a leader (dots, an ellipsis or a run of spaces) and page
 numbers, so it shares terms with almost any question about the manual and wins retrieval without
-stating anything. The answer path leaves such chunks out of the evidence (`ragchat search` still
-shows them). A line counts as a pointer when a leader is followed by page numbers ("12", "8, 11, 27",
-"34–36", "xii") at its end; a chunk is navigation when enough of its lines are pointers.
+stating anything. Retrieval leaves such chunks out of its hits, for a question and `ragchat search`
+alike (they stay among the candidates, where the transparency table shows them). A line counts as a
+pointer when a leader is followed by page numbers ("12", "8, 11, 27", "34–36", "xii") at its end; a
+chunk is navigation when enough of its lines are pointers.
 """
 
 from __future__ import annotations

@@ -2,71 +2,48 @@
 
 guard → (a message that only states facts → note facts) → route (a request about whole documents →
 scope → the documents whole, or summarised section by section → the answer; rag/document_stages.py)
-→ rewrite → retrieve (+ rerank) → select
-evidence → decide answerability → build prompt → generate (streamed; the reply's hidden first line
-decides answer or abstain before any of it is shown) → reject a degenerate reply → resolve citations →
-check support (→ check answerability, an option: one more token, may withhold → restate an answer that does not
-state its phrase) → assemble → record. The
-question's language, detected first, is the answer's and the notices'.
+→ rewrite → retrieve (+ rerank) → select evidence → choose the source (evidence, memory or nothing)
+→ build prompt → generate (streamed; the reply's hidden first line is scored, and the answer is
+abstained from before any of it is shown) → assemble the Answer (rag/answer_builder.py: reject a
+degenerate reply → resolve citations → check support → check answerability, an option → restate an
+answer that does not state its phrase) → record. The question's language, detected first, is the
+answer's and the notices'.
 
+One `QuestionState` (rag/question.py) carries the question through: the stages read it and fill it.
 Everything up to the prompt runs when `ask` is called; generation runs as the caller reads
-`AnswerStream.tokens()`, and the stages after it run when the stream ends. The memory pass after an
-answer belongs to the session (ragchat/session.py), not here.
+`AnswerStream.tokens()`, and the assembling stage runs when the stream ends. The memory pass after an
+answer belongs to the session (ragchat/session.py), not here. `search` is the one door into
+retrieval: `ask` and `ragchat search` both come through it.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import Any
 
 from core.language import LanguageDetector
-from core.schemas import (
-    AbstentionScore,
-    Answer,
-    DocumentRequest,
-    Evidence,
-    Given,
-    GuardrailOutcome,
-    MemoryFacts,
-    MemoryOutcome,
-    ModelInfo,
-    Retrieval,
-    SentenceSupport,
-)
-from core.settings import REFUSAL_TEXT, Settings
-from providers.llm.base import LLM, ChatMessage, LLMError, QueueListener, Sampling
+from core.schemas import Answer, DocumentRequest, Evidence, Given, MemoryFacts, ModelInfo, Retrieval
+from core.settings import Settings
+from providers.llm.base import LLM, ChatMessage, LLMError, Sampling
 from providers.llm.generation_queue import QueueWait
-from rag.answer_format import Reply, read_reply, says_not_covered, without_cjk
-from rag.answerability import Abstention, Strictness
-from rag.citations import CitationRules, is_refusal
+from rag.answer_builder import AssembleAnswer
+from rag.answer_format import without_cjk
+from rag.citations import CitationRules
 from rag.context_budget import fit_hits
 from rag.conversations import ConversationStore
-from rag.document_stages import (
-    ChooseScope,
-    Progress,
-    Read,
-    ReadDocuments,
-    RouteRequest,
-    Scope,
-    SectionDone,
-    SummariseSections,
-    no_progress,
-    no_section,
-)
+from rag.document_stages import ChooseScope, Read, ReadDocuments, RouteRequest, Scope, SummariseSections
 from rag.evidence import Embed
 from rag.guardrails import Guardrails
-from rag.messages import memory_note, message
+from rag.messages import memory_note
 from rag.query_log import QueryLog
+from rag.question import AskOptions, QuestionState, elapsed_ms, no_progress, no_section
 from rag.retriever import HybridRetriever
 from rag.router import Route
 from rag.stages import (
-    Abstain,
+    AnchorAnswer,
     BuildPrompt,
     CheckAnswerability,
     CheckSupport,
-    DecideAnswerability,
+    ChooseSource,
     Generate,
     Guard,
     MemoryPort,
@@ -74,47 +51,16 @@ from rag.stages import (
     Record,
     RejectDegenerate,
     ResolveCitations,
-    RestateAnswer,
     Retrieve,
     Rewrite,
+    ScoreAbstention,
     SelectEvidence,
-    Timings,
-    elapsed_ms,
+    WriteFromEvidence,
 )
-from rag.support import SupportChecker, confidence
-from rag.whole_document import (
-    DocumentSource,
-    SectionSummaryCache,
-    document_grammar,
-    document_messages,
-)
+from rag.support import SupportChecker
+from rag.whole_document import DocumentSource, SectionSummaryCache, document_grammar, document_messages
 
-Finish = Callable[[str, str | None], Answer]
-
-
-@dataclass(frozen=True)
-class AskOptions:
-    """How one question is asked. None means the setting's value.
-
-    `client_id` keys the rate limit (the app's browser session), else `session_id` does; `on_queued`
-    hears the question's place while it waits for a busy model (0: its turn came); `strictness` is
-    how readily an answer the documents may not state is withheld (RAGCHAT_STRICTNESS). A request
-    about whole documents is scoped to `documents` (names the user selected) when given, else to the
-    one it names, the only one, or the last of `recent_documents` (uploaded in this conversation);
-    `on_progress` hears its section-by-section summary advance, and `on_section` reads each section's
-    summary (cited sentences) as soon as it is written."""
-
-    session_id: str | None = None
-    bm25_weight: float | None = None
-    rerank: bool = True
-    top_k: int | None = None
-    client_id: str | None = None
-    on_queued: QueueListener | None = None
-    strictness: Strictness | None = None
-    documents: tuple[str, ...] = ()
-    recent_documents: tuple[str, ...] = ()
-    on_progress: Progress | None = None
-    on_section: SectionDone | None = None
+__all__ = ["AnswerPipeline", "AnswerStream", "AskOptions"]
 
 
 class AnswerStream:
@@ -122,25 +68,24 @@ class AnswerStream:
 
     def __init__(
         self,
-        question: str,
+        state: QuestionState,
         token_source: Iterator[str] | None,
-        finish: Finish,
+        assemble: AssembleAnswer,
         messages: list[ChatMessage] | None = None,
-        guardrail: GuardrailOutcome | None = None,
-        refusal: str = REFUSAL_TEXT,
     ) -> None:
-        self.question = question
-        self._refusal = refusal  # the refusal in the question's language, when no model runs
+        """`token_source` None: no model runs, and the refusal is the reply."""
+        self.question = state.question
         self.messages = messages or []  # the prompt sent to the model; empty when it was not asked
-        self.guardrail = guardrail  # set when a guardrail stopped the question: show a notice, not a stream
+        self.guardrail = state.guardrail  # set when a guardrail stopped the question: show a notice, not a stream
+        self._state = state
         self._source = token_source
-        self._finish = finish
+        self._assemble = assemble
         self._answer: Answer | None = None
 
     def tokens(self) -> Iterator[str]:
         if self._source is None:
-            self._answer = self._finish(self._refusal, None)
-            yield self._refusal
+            self._answer = self._assemble.run(self._state, self._state.refusal, None)
+            yield self._state.refusal
             return
         parts: list[str] = []
         error: str | None = None
@@ -150,7 +95,7 @@ class AnswerStream:
                 yield token
         except LLMError as exc:
             error = str(exc)
-        self._answer = self._finish("".join(parts), error)
+        self._answer = self._assemble.run(self._state, "".join(parts), error)
 
     def close(self) -> None:
         """Stop generating: the consumer left before the end (a Streamlit rerun). The model's slot is
@@ -189,7 +134,6 @@ class AnswerPipeline:
         self._settings = settings
         self._llm = llm
         self._documents = documents
-        self._models = models
         self._memory = memory
         self.detect_language = LanguageDetector.from_settings(settings)
         self.guard = Guard(guardrails)
@@ -197,188 +141,107 @@ class AnswerPipeline:
         self.rewrite = Rewrite(llm, conversations, settings)
         self.retrieve = Retrieve(retriever)
         self.select_evidence = SelectEvidence(settings, embed)
-        self.decide = DecideAnswerability(memory, settings.memory_answer_min_similarity)
+        self.choose_source = ChooseSource(memory, settings.memory_answer_min_similarity)
         self.build_prompt = BuildPrompt()
         self.generate = Generate(llm, settings)
-        self.abstain = Abstain(settings.answerability_check)
+        self.write_from_evidence = WriteFromEvidence(self.generate, ScoreAbstention(settings.answerability_check))
         self.check_answerability = CheckAnswerability(
             llm, settings.answerability_check, settings.answerability_check_top_logprobs
         )
-        self.reject_degenerate = RejectDegenerate()
-        self.restate = RestateAnswer(settings.restate_to_phrase)
         rules = CitationRules.from_settings(settings)
-        self.resolve_citations = ResolveCitations(rules)
-        self.check_support = CheckSupport(support, rules, settings.withhold_unsupported)
-        self.record = Record(conversations, query_log)
+        self.assemble = AssembleAnswer(
+            ResolveCitations(rules),
+            CheckSupport(support, rules, settings.withhold_unsupported),
+            self.check_answerability,
+            AnchorAnswer(settings.restate_to_phrase),
+            RejectDegenerate(),
+            Record(conversations, query_log),
+            models,
+            self.generate.constrains,
+            settings.low_confidence_threshold,
+        )
         self.route = RouteRequest(embed, settings) if documents is not None and summaries is not None else None
         if documents is not None and summaries is not None:
             self.scope = ChooseScope(documents, settings.scope_every_threshold)
             self.read_documents = ReadDocuments(documents, settings)
             self.summarise = SummariseSections(llm, settings, summaries)
 
+    def search(
+        self,
+        query: str,
+        top_k: int | None = None,
+        bm25_weight: float | None = None,
+        rerank: bool = True,
+        lang: str | None = None,
+        doc_ids: frozenset[str] | None = None,
+    ) -> Retrieval:
+        """The one door into retrieval, for `ask` and `ragchat search` alike: the settings' top k and
+        BM25 weight unless given, the query's language detected unless given, contents pages left out."""
+        settings = self._settings
+        weight = settings.bm25_weight if bm25_weight is None else bm25_weight
+        lang = lang or self.detect_language(query)
+        return self.retrieve.run(query, top_k or settings.top_k, weight, rerank, lang, doc_ids)
+
     def ask(self, question: str, options: AskOptions | None = None) -> AnswerStream:
         options = options or AskOptions()
-        settings = self._settings
-        started = time.perf_counter()
-        timings: Timings = {}
-        queue = QueueWait(options.on_queued)
-        lang = self.detect_language(question)
-        stopped = self.guard.run(question, options.client_id or options.session_id, lang)
-        timings["guardrails_ms"] = elapsed_ms(started)
-        if stopped is not None:
-            return self._stopped(question, options.session_id, stopped, started, timings, lang)
+        state = QuestionState(
+            question, options, options.strictness or self._settings.strictness, QueueWait(options.on_queued)
+        )
+        state.lang = self.detect_language(question)
+        state.guardrail = self.guard.run(question, options.client_id or options.session_id, state.lang)
+        state.timings["guardrails_ms"] = elapsed_ms(state.started)
+        if state.guardrail is not None:
+            state.path = "stopped"
+            return AnswerStream(state, iter([state.guardrail.message]), self.assemble)
         if self.note_facts.applies(question):
-            return self._noted(question, options.session_id, started, timings, lang)
-        route = self.route.run(question, timings) if self.route is not None else None
+            return self._noted(state)
+        route = self.route.run(question, state.timings) if self.route is not None else None
         scope: Scope | None = None
         if route is not None and self.route.sure(route):
-            scope = self.scope.run(question, options.documents, options.recent_documents, lang, route.p_every)
+            scope = self._scope(state, route)
             # Several documents and none chosen: a request across them ("which document mentions the
             # notice period?") is a search, answered from passages; asked back only if none matches.
             if not scope.several:
-                return self._about_documents(question, route, scope, options, started, timings, queue, lang)
-        memory = self._memory.context_for(question) if self._memory is not None else MemoryFacts()
-        closeness = self.decide.memory_closeness(question, memory)
-        personal = self.decide.personal(closeness)
+                return self._about_documents(state, route, scope)
+        state.memory = self._memory.context_for(question) if self._memory is not None else MemoryFacts()
+        closeness = self.choose_source.memory_closeness(question, state.memory)
+        personal = self.choose_source.personal(closeness)
         if route is not None and not personal and self.route.leans(route) and scope is None:
-            scope = self.scope.run(question, options.documents, options.recent_documents, lang, route.p_every)
+            scope = self._scope(state, route)
             whole = None if scope.clarify is not None else self.read_documents.whole(question, scope.documents)
             if whole is not None:
-                return self._about_documents(question, route, scope, options, started, timings, queue, lang, whole)
-
+                return self._about_documents(state, route, scope, whole)
         selected = self._selected(options.documents)
         if route is not None and selected is not None and not selected:  # none of the chosen names exists
-            scope = self.scope.run(question, options.documents, options.recent_documents, lang, route.p_every)
-            return self._about_documents(question, route, scope, options, started, timings, queue, lang)
-        search_query = self.rewrite.run(question, options.session_id, queue, timings)
-        weight = settings.bm25_weight if options.bm25_weight is None else options.bm25_weight
-        query_lang = lang if search_query == question else self.detect_language(search_query)
-        top_k = options.top_k or settings.top_k
-        retrieval = self.retrieve.run(search_query, top_k, weight, options.rerank, query_lang, selected)
-        timings["retrieve_ms"] = retrieval.timings_ms.get("search_ms", 0.0)
-        if route is not None and not personal and self.route.unmatched(route, retrieval):
-            # Never refused by the relevance gate: the documents themselves are the evidence.
-            scope = scope or self.scope.run(question, options.documents, options.recent_documents, lang, route.p_every)
-            return self._about_documents(question, route, scope, options, started, timings, queue, lang)
-        evidence = self.select_evidence.run(question, search_query, retrieval, memory)
-        given = self.decide.run(evidence, memory, closeness)
-
-        strictness = options.strictness or settings.strictness
-        reply = Reply()
-        decision: list[Abstention] = []  # set by the grounded stream once it has read the phrase line
-        refusal = message(lang, "refusal")
-
-        def finish(text: str, error: str | None) -> Answer:
-            abstained = bool(decision) and decision[0].refuse
-            said_nothing = error is None and (not text.strip() or says_not_covered(text))
-            refused = given.mode == "none" or abstained or said_nothing or (error is None and is_refusal(text))
-            degenerate = None if refused else self.reject_degenerate.run(text, error)
-            support: list[SentenceSupport] = []  # checked only for an answer from the evidence
-            uncovered: str | None = None
-            withheld: str | None = None
-            restated: str | None = None
-            if degenerate:
-                answer_text, citations, refused = message(lang, "degenerate"), [], True
-            elif refused:
-                answer_text, citations = refusal, []
-            elif error and not text.strip():
-                answer_text, citations = message(lang, "model_failed", error=error), []
-            elif given.mode == "memory":
-                answer_text, citations = text.strip(), []  # memory is context, never a cited source
-            else:
-                uncovered = reply.uncovered(question, message(lang, "uncovered"))
-                answer_text, citations = self.resolve_citations.run(text, given, self.generate.constrains())
-                answer_text, citations, support = self.check_support.run(answer_text, citations, given, timings)
-                unsupported = self.check_support.withholds(support)
-                if decision and not unsupported:
-                    decision[0] = self.check_answerability.run(
-                        decision[0], question, search_query, given, strictness, timings, queue
-                    )
-                if unsupported or (decision and decision[0].refuse):
-                    withheld, answer_text, citations, refused = answer_text, refusal, [], True
-                else:
-                    # Only an answer the evidence holds is restated: a withheld one stays withheld.
-                    restated_text, restated = self.restate.run(text, reply, question, given)
-                    if restated is not None:
-                        answer_text, citations = self.resolve_citations.run(restated_text, given, constrained=True)
-                        answer_text, citations, support = self.check_support.run(answer_text, citations, given, timings)
-                    if uncovered:
-                        answer_text = f"{answer_text} {uncovered}"
-            answer = self._generated(
-                question,
-                options,
-                started,
-                timings,
-                queue,
-                support,
-                search_query=search_query,
-                answer=answer_text,
-                refused=refused,
-                citations=citations,
-                abstention=_scored(decision, reply, strictness),
-                uncovered=None if refused else uncovered,
-                withheld=withheld,
-                restated=None if refused else restated,
-                models=self._models().model_copy(update={"reranker": retrieval.reranker}),
-                error=error,
-                incomplete=error is not None and bool(text.strip()) and not refused,
-                given=given,
-                candidates=retrieval.candidates,
-                still_embedding=retrieval.still_embedding,
-                memory_used=given.memory,
-                degenerate=degenerate,
-                language=lang,
-            )
-            return self.record.run(answer)
-
-        if given.mode == "none":
-            return AnswerStream(question, None, finish, refusal=refusal)
-        messages = self.build_prompt.run(question, search_query, given, lang)
-        if given.mode == "memory":
-            stream = self.generate.run(messages, started, timings, queue)
-            return AnswerStream(question, stream, finish, messages, refusal=refusal)
-        grounded = self._grounded(
-            messages, question, given, retrieval, strictness, reply, decision, started, timings, queue, lang
+            return self._about_documents(state, route, self._scope(state, route))
+        state.search_query = self.rewrite.run(question, options.session_id, state.queue, state.timings)
+        query_lang = state.lang if state.search_query == question else None
+        state.retrieval = self.search(
+            state.search_query, options.top_k, options.bm25_weight, options.rerank, query_lang, selected
         )
-        return AnswerStream(question, grounded, finish, messages, refusal=refusal)
+        state.timings["retrieve_ms"] = state.retrieval.timings_ms.get("search_ms", 0.0)
+        if route is not None and not personal and self.route.unmatched(route, state.retrieval):
+            # Never refused by the relevance gate: the documents themselves are the evidence.
+            return self._about_documents(state, route, scope or self._scope(state, route))
+        return self._from_passages(state, closeness)
 
-    def _grounded(
-        self,
-        messages: list[ChatMessage],
-        question: str,
-        given: Given,
-        retrieval: Retrieval,
-        strictness: Strictness,
-        reply: Reply,
-        decision: list[Abstention],
-        started: float,
-        timings: Timings,
-        queue: QueueListener,
-        lang: str,
-    ) -> Iterator[str]:
-        """The answer's visible text, once the hidden phrase line said the evidence states it. When the
-        abstention score reaches the strictness threshold, generation stops and nothing is shown: the
-        stream's end gives the refusal."""
-        sampling = self.generate.grounded(given, lang)
-        tokens = self.generate.run_tokens(messages, sampling, started, timings, queue)
-        label = self.generate.label()
-        try:
-            for token in read_reply(tokens, reply):
-                if not decision:  # the phrase line is read: answer or refuse before the answer is written
-                    decision.append(self.abstain.run(reply, question, given, retrieval, label, strictness))
-                    if decision[0].refuse:
-                        return
-                if not token.text:
-                    continue
-                if "first_visible_ms" not in timings:  # the hidden phrase line came first
-                    timings["first_visible_ms"] = elapsed_ms(started)
-                yield token.text
-        finally:
-            close = getattr(tokens, "close", None)
-            if close is not None:
-                close()
-        if not decision:  # the reply ended on its phrase line ("Phrase: NONE")
-            decision.append(self.abstain.run(reply, question, given, retrieval, label, strictness))
+    def _from_passages(self, state: QuestionState, closeness: float) -> AnswerStream:
+        """The evidence chosen from the retrieved passages (or memory, or nothing), and the stream of
+        the model's reply over it."""
+        assert state.retrieval is not None
+        evidence = self.select_evidence.run(state.question, state.search_query, state.retrieval, state.memory)
+        state.given = self.choose_source.run(evidence, state.memory, closeness)
+        if state.given.mode == "none":
+            return AnswerStream(state, None, self.assemble)
+        messages = self.build_prompt.run(state.question, state.search_query, state.given, state.lang)
+        if state.given.mode == "memory":
+            stream = self.generate.run(messages, state.started, state.timings, state.queue)
+            return AnswerStream(state, stream, self.assemble, messages)
+        return AnswerStream(state, self.write_from_evidence.run(messages, state), self.assemble, messages)
+
+    def _scope(self, state: QuestionState, route: Route) -> Scope:
+        options = state.options
+        return self.scope.run(state.question, options.documents, options.recent_documents, state.lang, route.p_every)
 
     def _selected(self, names: tuple[str, ...]) -> frozenset[str] | None:
         """The ids of the documents the user chose (the app's picker, `ragchat ask --doc`), which a
@@ -388,190 +251,63 @@ class AnswerPipeline:
         return frozenset(d.doc_id for d in self._documents.all() if d.source in names)
 
     def _about_documents(
-        self,
-        question: str,
-        route: Route,
-        scope: Scope,
-        options: AskOptions,
-        started: float,
-        timings: Timings,
-        queue: QueueWait,
-        lang: str,
-        read: Read | None = None,
+        self, state: QuestionState, route: Route, scope: Scope, read: Read | None = None
     ) -> AnswerStream:
         """The documents in scope whole (or their section summaries) as numbered evidence, or the
         question back when the scope is unclear; the answer streams in the form asked for, every
         sentence or bullet citing an excerpt. `read`: the documents' passages, when already read."""
-        settings = self._settings
-        info = DocumentRequest(
+        state.path = "documents"
+        state.document_request = DocumentRequest(
             p_document=round(route.p_document, 3), documents=[d.source for d in scope.documents], method="clarify"
         )
-        given: list[Given] = []
-
-        def finish(text: str, error: str | None) -> Answer:
-            shown = given[0] if given else Given(mode="none")
-            support: list[SentenceSupport] = []
-            citations = []
-            refused = False
-            degenerate = None if scope.clarify is not None else self.reject_degenerate.run(text, error)
-            if degenerate:
-                answer_text, refused = message(lang, "degenerate"), True
-            elif scope.clarify is not None:
-                answer_text = scope.clarify
-            elif error and not text.strip():
-                answer_text = message(lang, "model_failed", error=error)
-            elif not text.strip():
-                answer_text, refused = message(lang, "refusal"), True
-            else:
-                # Among a whole document's passages a small model often cites a neighbour of the
-                # one that holds the claim: markers are moved to it (rag/citations.py).
-                answer_text, citations = self.resolve_citations.run(text, shown, constrained=False)
-                answer_text, citations, support = self.check_support.run(answer_text, citations, shown, timings)
-            answer = self._generated(
-                question,
-                options,
-                started,
-                timings,
-                queue,
-                support,
-                search_query=question,
-                answer=answer_text,
-                refused=refused,
-                citations=citations,
-                document_request=info,
-                models=self._models(),
-                error=error,
-                incomplete=error is not None and bool(text.strip()),
-                given=shown,
-                degenerate=degenerate,
-                language=lang,
-            )
-            return self.record.run(answer)
-
         if scope.clarify is not None:
-            return AnswerStream(question, iter([scope.clarify]), finish)
-        read = read or self.read_documents.run(question, scope.documents)
-        info.method = "whole" if read.fits else "sections"
+            state.clarify = scope.clarify
+            return AnswerStream(state, iter([scope.clarify]), self.assemble)
+        read = read or self.read_documents.run(state.question, scope.documents)
+        state.document_request.method = "whole" if read.fits else "sections"
+        return AnswerStream(state, self._document_tokens(state, route, read), self.assemble)
 
-        def stream() -> Iterator[str]:
-            hits = read.passages
-            if not read.fits:
-                progress = options.on_progress or no_progress
-                hits, info.sections, info.cached_sections = self.summarise.run(
-                    hits, read.budget, progress, queue, timings, options.on_section or no_section
-                )
-                hits = fit_hits(hits, read.budget, settings.source_header_tokens)
-            given.append(Given(mode="sources", evidence=[Evidence(id=n, hit=h) for n, h in enumerate(hits, 1)]))
-            if not hits:  # no text in the documents (a scan without OCR)
-                return
-            form = route.form
-            most = settings.document_list_items if form.bullets == 0 else settings.answer_max_sentences
-            messages = document_messages(question, hits, form, most, lang)
-            ids = list(range(1, len(hits) + 1))
-            no_cjk = without_cjk(lang, (hit.chunk.lang for hit in hits))
-            grammar = document_grammar(ids, form, most, no_cjk) if self._llm().constrains else None
-            sampling = Sampling(
-                max_tokens=settings.document_answer_tokens, temperature=settings.llm_temperature, grammar=grammar
+    def _document_tokens(self, state: QuestionState, route: Route, read: Read) -> Iterator[str]:
+        """The answer over the documents' passages, or over their section summaries when they do not
+        fit (summarised as the stream is read, so the caller sees progress)."""
+        settings = self._settings
+        hits = read.passages
+        if not read.fits:
+            request = state.document_request
+            assert request is not None
+            hits, request.sections, request.cached_sections = self.summarise.run(
+                hits,
+                read.budget,
+                state.options.on_progress or no_progress,
+                state.queue,
+                state.timings,
+                state.options.on_section or no_section,
             )
-            for token in self.generate.run_tokens(messages, sampling, started, timings, queue):
-                yield token.text
-
-        return AnswerStream(question, stream(), finish)
-
-    def _generated(
-        self,
-        question: str,
-        options: AskOptions,
-        started: float,
-        timings: Timings,
-        queue: QueueWait,
-        support: list[SentenceSupport],
-        **fields: Any,
-    ) -> Answer:
-        """The Answer of a reply the model generated (from passages or whole documents): its
-        confidence from the support check, its queue wait and total time, and `fields`."""
-        score = confidence(support)
-        timings["queue_wait_ms"] = round(queue.seconds * 1000, 1)
-        timings["total_ms"] = elapsed_ms(started)
-        return Answer(
-            question=question,
-            session_id=options.session_id,
-            confidence=score,
-            low_confidence=score is not None and score < self._settings.low_confidence_threshold,
-            support=support,
-            timings_ms=timings,
-            **fields,
+            hits = fit_hits(hits, read.budget, settings.source_header_tokens)
+        state.given = Given(mode="sources", evidence=[Evidence(id=n, hit=h) for n, h in enumerate(hits, 1)])
+        if not hits:  # no text in the documents (a scan without OCR)
+            return
+        form = route.form
+        most = settings.document_list_items if form.bullets == 0 else settings.answer_max_sentences
+        messages = document_messages(state.question, hits, form, most, state.lang)
+        ids = list(range(1, len(hits) + 1))
+        no_cjk = without_cjk(state.lang, (hit.chunk.lang for hit in hits))
+        grammar = document_grammar(ids, form, most, no_cjk) if self._llm().constrains else None
+        sampling = Sampling(
+            max_tokens=settings.document_answer_tokens, temperature=settings.llm_temperature, grammar=grammar
         )
+        for token in self.generate.run_tokens(messages, sampling, state.started, state.timings, state.queue):
+            yield token.text
 
-    def _stopped(
-        self,
-        question: str,
-        session_id: str | None,
-        outcome: GuardrailOutcome,
-        started: float,
-        timings: Timings,
-        lang: str,
-    ) -> AnswerStream:
-        """A question a guardrail stopped: the notice is the reply, nothing was retrieved or generated."""
-
-        def finish(text: str, error: str | None) -> Answer:
-            timings["total_ms"] = elapsed_ms(started)
-            answer = Answer(
-                question=question,
-                search_query=question,
-                session_id=session_id,
-                answer=outcome.message,
-                refused=True,
-                guardrail=outcome,
-                language=lang,
-                timings_ms=timings,
-                models=self._models(),
-            )
-            return self.record.run(answer)
-
-        return AnswerStream(question, iter([outcome.message]), finish, guardrail=outcome)
-
-    def _noted(self, message: str, session_id: str | None, started: float, timings: Timings, lang: str) -> AnswerStream:
+    def _noted(self, state: QuestionState) -> AnswerStream:
         """The memory graph runs as the stream is read; its note is the reply."""
-        outcome = MemoryOutcome()
+        state.path = "noted"
 
         def run_graph() -> Iterator[str]:
-            nonlocal outcome
             try:
-                outcome = self.note_facts.run(message, session_id, timings, lang)
+                state.noted = self.note_facts.run(state.question, state.session_id, state.timings, state.lang)
             except Exception as exc:  # a locked or unwritable memory file: say so, lose nothing else
                 raise LLMError(f"memory could not be updated: {exc}") from exc
-            yield memory_note(outcome, lang)
+            yield memory_note(state.noted, state.lang)
 
-        def finish(text: str, error: str | None) -> Answer:
-            timings["total_ms"] = elapsed_ms(started)
-            answer = Answer(
-                question=message,
-                search_query=message,
-                session_id=session_id,
-                answer=text or f"Nothing was remembered: {error}",
-                refused=False,
-                memory_writes=outcome.writes,
-                memory_note=memory_note(outcome, lang),
-                timings_ms=timings,
-                models=self._models(),
-                error=error,
-                language=lang,
-            )
-            return self.record.run(answer)
-
-        return AnswerStream(message, run_graph(), finish)
-
-
-def _scored(decision: list[Abstention], reply: Reply, strictness: str) -> AbstentionScore | None:
-    if not decision:
-        return None
-    made = decision[0]
-    return AbstentionScore(
-        score=made.score,
-        threshold=made.threshold,
-        strictness=strictness,
-        calibrated=made.calibrated,
-        phrase=reply.phrase,
-        signals=made.signals,
-    )
+        return AnswerStream(state, run_graph(), self.assemble)

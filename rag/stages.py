@@ -28,8 +28,8 @@ from core.schemas import (
 )
 from core.settings import Settings
 from providers.llm.base import LLM, ChatMessage, LLMError, QueueListener, Sampling, Token
-from rag.anchoring import restate
-from rag.answer_format import Reply, answer_grammar, none_probability, without_cjk
+from rag.anchoring import anchor
+from rag.answer_format import Reply, answer_grammar, none_probability, read_reply, without_cjk
 from rag.answer_json import answer_schema, reply_text
 from rag.answerability import Abstention, Strictness, checks_answerability, decide, recheck
 from rag.citations import CitationRules, recite, resolve_citations, uncite_unsupported
@@ -42,12 +42,11 @@ from rag.navigation import is_navigation
 from rag.prompting import SYSTEM_PROMPT, build_check_messages, build_memory_messages, build_messages, format_memory
 from rag.query_log import QueryLog
 from rag.query_rewriter import fallback_query, rewrite_query
+from rag.question import QuestionState, Timings, elapsed_ms
 from rag.retriever import HybridRetriever
 from rag.support import SupportChecker
 
 log = logging.getLogger(__name__)
-
-Timings = dict[str, float]
 
 _FIRST_PERSON = re.compile(r"\b(i|i'm|me|my|mine|we|we're|us|our|ours)\b", re.IGNORECASE)
 
@@ -62,10 +61,6 @@ class MemoryPort(Protocol):
     def only_states_facts(self, message: str) -> bool: ...
 
     def remember(self, message: str, session_id: str | None = None, lang: str = "en") -> MemoryOutcome: ...
-
-
-def elapsed_ms(since: float) -> float:
-    return round((time.perf_counter() - since) * 1000, 1)
 
 
 class Guard:
@@ -168,7 +163,7 @@ class SelectEvidence:
         return fit_hits(given, budget, settings.source_header_tokens)
 
 
-class DecideAnswerability:
+class ChooseSource:
     """Answer from the evidence, from memory alone, or not at all (the refusal, no model call).
 
     A question about the user or their company ("what is my role?") that memory matches better than
@@ -270,9 +265,10 @@ class Generate:
         return llm.constrains or llm.structured
 
 
-class Abstain:
-    """Answer or withhold, from the reply's hidden phrase line, the evidence and the retrieval
-    (rag/answerability.py). `checking`: the answerability check runs after the answer."""
+class ScoreAbstention:
+    """The abstention score of the reply's hidden phrase line, the evidence and the retrieval, and
+    whether it reaches the strictness level's threshold (rag/answerability.py). `checking`: the
+    answerability check runs after the answer (the levels' thresholds differ with it)."""
 
     def __init__(self, checking: bool) -> None:
         self._checking = checking
@@ -290,6 +286,42 @@ class Abstain:
         return decide(reply, question, given.hits, best_dense, model_label, strictness, self._checking)
 
 
+class WriteFromEvidence:
+    """Stream the answer's visible text once the reply's hidden phrase line is read and scored
+    (`state.decision`): when the score reaches the strictness threshold, generation stops before a
+    word is shown, and the stream's end gives the refusal (rag/answer_builder.py)."""
+
+    def __init__(self, generate: Generate, score: ScoreAbstention) -> None:
+        self._generate = generate
+        self._score = score
+
+    def run(self, messages: list[ChatMessage], state: QuestionState) -> Iterator[str]:
+        sampling = self._generate.grounded(state.given, state.lang)
+        tokens = self._generate.run_tokens(messages, sampling, state.started, state.timings, state.queue)
+        try:
+            for token in read_reply(tokens, state.reply):
+                if state.decision is None:  # the phrase line is read: decide before the answer is written
+                    state.decision = self._decide(state)
+                    if state.decision.refuse:
+                        return
+                if not token.text:
+                    continue
+                if "first_visible_ms" not in state.timings:  # the hidden phrase line came first
+                    state.timings["first_visible_ms"] = elapsed_ms(state.started)
+                yield token.text
+        finally:
+            close = getattr(tokens, "close", None)
+            if close is not None:
+                close()
+        if state.decision is None:  # the reply ended on its phrase line ("Phrase: NONE")
+            state.decision = self._decide(state)
+
+    def _decide(self, state: QuestionState) -> Abstention:
+        assert state.retrieval is not None
+        label = self._generate.label()
+        return self._score.run(state.reply, state.question, state.given, state.retrieval, label, state.strictness)
+
+
 class CheckAnswerability:
     """After the answer is written, ask the model one more token: does the evidence state the answer
     to exactly this question, or NONE? Its P(NONE) rescores the decision (rag/answerability.py
@@ -303,25 +335,17 @@ class CheckAnswerability:
         self._enabled = enabled
         self._top_logprobs = top_logprobs
 
-    def run(
-        self,
-        first: Abstention,
-        question: str,
-        search_query: str,
-        given: Given,
-        strictness: Strictness,
-        timings: Timings,
-        queue: QueueListener,
-    ) -> Abstention:
+    def run(self, state: QuestionState, first: Abstention) -> Abstention:
+        """`first`: the decision from the phrase line, which stands unless the check changes it."""
         if not self._enabled or first.refuse or first.signals is None:
             return first
         llm = self._llm()
         if not llm.gives_logprobs or not checks_answerability(llm.label):
             return first
         started = time.perf_counter()
-        p_none = self.p_none(question, search_query, given, queue)
-        timings["check_ms"] = elapsed_ms(started)
-        return first if p_none is None else recheck(first, p_none, llm.label, strictness)
+        p_none = self.p_none(state.question, state.search_query, state.given, state.queue)
+        state.timings["check_ms"] = elapsed_ms(started)
+        return first if p_none is None else recheck(first, p_none, llm.label, state.strictness)
 
     def p_none(
         self, question: str, search_query: str, given: Given, queue: QueueListener | None = None
@@ -341,7 +365,7 @@ class CheckAnswerability:
         return none_probability(token.alternatives) if token is not None else None
 
 
-class RestateAnswer:
+class AnchorAnswer:
     """An answer that does not state the model's own answer phrase becomes the evidence sentence that
     does, cited (rag/anchoring.py); the model's text goes on the Answer as `restated`."""
 
@@ -352,7 +376,7 @@ class RestateAnswer:
         """(the answer's text, the model's text it replaced or None)."""
         if not self._enabled or reply.said_none:
             return text, None
-        restated = restate(text, reply.phrase, question, given.hits)
+        restated = anchor(text, reply.phrase, question, given.hits)
         return (text, None) if restated is None else (restated, text.strip())
 
 

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from tools.weather_models import WeatherAnalysis, WeatherFailure
 
 
-def _service(args: argparse.Namespace | None = None):
+def _session(args: argparse.Namespace | None = None):
     """The Session of `--user` (else RAGCHAT_USER, else the default user) in a new App."""
     from ragchat.application import open_session
 
@@ -68,9 +68,9 @@ class _WaitNotice:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    service = _service(args)
+    session = _session(args)
     live = sys.stderr.isatty()
-    results = service.ingest_paths(
+    results = session.ingest_paths(
         [Path(p) for p in args.paths],
         password=args.password,
         redact=args.redact,
@@ -94,9 +94,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_reindex(args: argparse.Namespace) -> int:
-    service = _service(args)
-    problems = service.index_problems()
-    lost = [r for r in service.documents() if r.missing_chunks]
+    session = _session(args)
+    problems = session.index_problems()
+    lost = [r for r in session.documents() if r.missing_chunks]
     if lost:
         problems.append(f"the vector store lost chunks of {', '.join(r.source for r in lost)}")
     if not problems and not args.force:
@@ -105,7 +105,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     if problems:
         print("Rebuilding the index: " + "; ".join(problems), file=sys.stderr)
     live = sys.stderr.isatty()
-    results = service.reindex(progress=lambda update: _progress_line("reindex", update) if live else None)
+    results = session.reindex(progress=lambda update: _progress_line("reindex", update) if live else None)
     if live:
         print("\r\033[K", end="", file=sys.stderr)
     if args.json:
@@ -120,10 +120,10 @@ def cmd_reindex(args: argparse.Namespace) -> int:
 def cmd_resume(args: argparse.Namespace) -> int:
     """Finish the semantic index of documents an interrupted ingest (a kill, a crash) left searchable
     by keyword only; `docs` lists them with their share embedded."""
-    service = _service(args)
+    session = _session(args)
     live = sys.stderr.isatty()
     notice = _WaitNotice()
-    results = service.resume(
+    results = session.resume(
         progress=(lambda update: _progress_line("resume", update)) if live else (lambda u: notice("resume", u))
     )
     if live:
@@ -140,11 +140,11 @@ def cmd_resume(args: argparse.Namespace) -> int:
 
 
 def cmd_redactions(args: argparse.Namespace) -> int:
-    service = _service(args)
-    if not any(d.source == args.source for d in service.documents()):
+    session = _session(args)
+    if not any(d.source == args.source for d in session.documents()):
         print(f"no document named {args.source!r}", file=sys.stderr)
         return 1
-    report = service.redactions(args.source)
+    report = session.redactions(args.source)
     if args.json:
         _print_json([r.model_dump() for r in report])
     elif not report:
@@ -170,20 +170,20 @@ def _add_strictness_flag(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    service = _service(args)
+    session = _session(args)
     flags = _retrieval_flags(args)
     if args.queries:
         with open(args.queries, encoding="utf-8") as handle:
             for line in handle:
                 if line.strip():
                     query = json.loads(line)
-                    hits = service.search(query["text"], args.k, **flags).hits
+                    hits = session.search(query["text"], args.k, **flags).hits
                     print(json.dumps({"id": query["id"], "hits": [h.to_contract() for h in hits]}, ensure_ascii=False))
         return 0
     if not args.query:
         print("search needs a QUERY or --queries FILE", file=sys.stderr)
         return 2
-    retrieval = service.search(args.query, args.k, **flags)
+    retrieval = session.search(args.query, args.k, **flags)
     hits = retrieval.candidates if args.candidates else retrieval.hits
     for partial in retrieval.still_embedding:
         print(f"({partial.describe()})", file=sys.stderr)
@@ -231,8 +231,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
     question (too long, an injection pattern, the session's rate limit)."""
     from rag.pipeline import AskOptions
 
-    service = _service(args)
-    _say_fallback(service)
+    session = _session(args)
+    _say_fallback(session)
     options = AskOptions(
         session_id=args.session,
         top_k=args.k,
@@ -243,7 +243,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         on_section=_section_lines if sys.stderr.isatty() and not args.json else None,
         **_retrieval_flags(args),
     )
-    stream = service.ask_stream(args.question, options)
+    stream = session.ask_stream(args.question, options)
     if args.json:
         answer = stream.finish()
         _print_json(answer.model_dump(mode="json"))
@@ -291,9 +291,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
     return 1 if answer.error else 0
 
 
-def _say_fallback(service: Session) -> None:
+def _say_fallback(session: Session) -> None:
     """One line on stderr when another model answers than the configured one (not installed)."""
-    if fallback := service.app.llm_choice().fallback:
+    if fallback := session.app.llm_choice().fallback:
         print(f"ragchat: {fallback}", file=sys.stderr)
 
 
@@ -315,7 +315,7 @@ class _QueueNotice:
 
 def cmd_logs(args: argparse.Namespace) -> int:
     """The query log, newest first (every text field was masked before it was written)."""
-    log = _service(args).query_log
+    log = _session(args).query_log
     entries = log.entries(limit=args.limit, offset=args.offset)
     if args.json:
         _print_json([e.model_dump(mode="json") for e in entries])
@@ -334,9 +334,9 @@ def cmd_logs(args: argparse.Namespace) -> int:
 
 def cmd_history(args: argparse.Namespace) -> int:
     """Stored conversations: list them, export one as Markdown with its citations, or delete one."""
-    service = _service(args)
+    session = _session(args)
     if args.action == "list":
-        sessions = service.conversations.sessions(limit=args.limit)
+        sessions = session.conversations.sessions(limit=args.limit)
         if args.json:
             _print_json([s.model_dump(mode="json") for s in sessions])
             return 0
@@ -349,10 +349,10 @@ def cmd_history(args: argparse.Namespace) -> int:
         print(f"history {args.action} needs a SESSION id (see `ragchat history list`)", file=sys.stderr)
         return 2
     if args.action == "delete":
-        removed = service.conversations.delete(args.session)
+        removed = session.conversations.delete(args.session)
         print(f"deleted conversation {args.session}" if removed else f"no conversation {args.session!r}")
         return 0 if removed else 1
-    markdown = service.export_conversation(args.session)
+    markdown = session.export_conversation(args.session)
     if markdown is None:
         print(f"no conversation {args.session!r}", file=sys.stderr)
         return 1
@@ -370,14 +370,14 @@ def _shorten(text: str, limit: int) -> str:
 
 
 def cmd_docs(args: argparse.Namespace) -> int:
-    service = _service(args)
+    session = _session(args)
     try:
-        service.open_index()  # recovery; marks documents whose chunks the vector store lost
+        session.open_index()  # recovery; marks documents whose chunks the vector store lost
     except VectorStoreUnavailable as exc:  # the registry is local: list it anyway
         print(f"ragchat: could not check the documents against the vector store: {exc}", file=sys.stderr)
     except WriterBusy as exc:  # an ingest elsewhere: list what was complete, change nothing
         print(f"ragchat: {exc}; listing the documents complete so far", file=sys.stderr)
-    records = service.documents()
+    records = session.documents()
     if args.json:
         _print_json([r.model_dump(mode="json") for r in records])
     elif not records:
@@ -396,7 +396,7 @@ def cmd_docs(args: argparse.Namespace) -> int:
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
-    removed = _service(args).delete(args.source)
+    removed = _session(args).delete(args.source)
     print(f"deleted {args.source}" if removed else f"no document named {args.source!r}")
     return 0 if removed else 1
 
@@ -404,7 +404,7 @@ def cmd_delete(args: argparse.Namespace) -> int:
 def cmd_memory(args: argparse.Namespace) -> int:
     """Review USER_MEMORY.md / COMPANY_MEMORY.md, what the last turn wrote; delete an entry or undo
     the last turn's writes."""
-    memory = _service(args).memory
+    memory = _session(args).memory
     if args.forget:
         removed = memory.forget(args.forget)
         print(f"forgot: {args.forget}" if removed else f"no memory entry {args.forget!r}")
@@ -474,10 +474,10 @@ def cmd_weather(args: argparse.Namespace) -> int:
     except ValidationError as exc:
         return _weather_failure(args, WeatherFailure(kind="invalid_input", message=request_error_message(exc)), 2)
     try:
-        service = _service()
+        session = _session()
         if request.explain:
-            _say_fallback(service)
-        analysis = service.app.weather(request)
+            _say_fallback(session)
+        analysis = session.app.weather(request)
     except WeatherError as exc:
         return _weather_failure(args, exc.failure, 2 if exc.kind == "invalid_input" else 1)
     if args.json:

@@ -1,4 +1,4 @@
-"""The models one server process loads once and every user's service shares: the answering model
+"""The models one server process loads once and every user's session shares: the answering model
 (one llama.cpp instance, or a client of Ollama / an OpenAI-compatible server) with its state for the
 status line, the embedders, and the reranker.
 

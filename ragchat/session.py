@@ -172,12 +172,10 @@ class Session:
     def search(
         self, query: str, k: int | None = None, bm25_weight: float | None = None, rerank: bool = True
     ) -> Retrieval:
-        detect = LanguageDetector.from_settings(self.settings)
-        self._warm_up(detect)
+        """The same retrieval a question gets (AnswerPipeline.search): same defaults, same filters."""
+        self._warm_up(self.pipeline.detect_language)
         self.document_index.require_current()
-        weight = self.settings.bm25_weight if bm25_weight is None else bm25_weight
-        lang = detect(query)
-        return self.document_index.retriever.search(query, k or self.settings.top_k, weight, rerank, lang)
+        return self.pipeline.search(query, k, bm25_weight, rerank)
 
     def _warm_up(self, detect: LanguageDetector) -> None:
         """A first search waits for Chroma (import and open: ~1 s at 100k chunks), the embedder (~0.45 s)

@@ -15,7 +15,7 @@ from rag.pipeline import AskOptions
 from ragchat.session import Session, Turn
 from ui import ingest_panel
 from ui.citations import blockquote, render_citation_chips
-from ui.common import calm_errors, calm_notice, duration, escape_markdown, get_user_service, shorten
+from ui.common import calm_errors, calm_notice, duration, escape_markdown, get_user_session, shorten
 from ui.copy_button import copy_button
 from ui.memory_panel import render_memory_panel
 from ui.settings_panel import init_settings, render_model_status, render_settings, retrieval_options
@@ -39,17 +39,17 @@ Message = dict[str, Any]
 # ----------------------------------------------------------------------------- sidebar
 
 
-def init_state(service: Session) -> None:
+def init_state(session: Session) -> None:
     st.session_state.setdefault("messages", [])
-    st.session_state.setdefault("session_id", service.conversations.new_session_id())
+    st.session_state.setdefault("session_id", session.conversations.new_session_id())
     # The rate limit's key: this browser session, which "New conversation" does not reset.
     st.session_state.setdefault("client_id", uuid.uuid4().hex)
-    init_settings(service)
+    init_settings(session)
     st.session_state.setdefault("notice", None)
-    ingest_panel.init_state(service)
+    ingest_panel.init_state(session)
 
 
-def render_documents(service: Session, documents: list[DocumentRecord]) -> None:
+def render_documents(session: Session, documents: list[DocumentRecord]) -> None:
     st.subheader("Documents")
     if st.session_state.notice:
         st.info(st.session_state.notice)
@@ -65,10 +65,10 @@ def render_documents(service: Session, documents: list[DocumentRecord]) -> None:
         )
         if delete:
             with calm_errors(f"Deleting {doc.source}"):
-                removed = service.delete(doc.source)
+                removed = session.delete(doc.source)
                 st.session_state.notice = f"Deleted {doc.source}." if removed else f"{doc.source} was already gone."
                 st.rerun()
-        ingest_panel.render_document_notes(service, doc)
+        ingest_panel.render_document_notes(session, doc)
     st.multiselect(
         "Ask about",
         [doc.source for doc in documents],
@@ -79,7 +79,7 @@ def render_documents(service: Session, documents: list[DocumentRecord]) -> None:
     )
 
 
-def render_conversations(service: Session) -> None:
+def render_conversations(session: Session) -> None:
     """Conversations are stored in SQLite; pick one to continue it, or start a new one.
 
     Both act in callbacks, before the page is drawn. The picker has a key and is set to the
@@ -91,9 +91,9 @@ def render_conversations(service: Session) -> None:
         icon=":material/add_comment:",
         width="stretch",
         on_click=open_session,
-        args=(service.conversations.new_session_id(), []),
+        args=(session.conversations.new_session_id(), []),
     )
-    sessions = service.conversations.sessions(limit=20)
+    sessions = session.conversations.sessions(limit=20)
     if not sessions:
         return
     labels = {s.session_id: f"{shorten(s.title, 40)} · {s.turns} turn{'s' if s.turns != 1 else ''}" for s in sessions}
@@ -106,12 +106,12 @@ def render_conversations(service: Session) -> None:
         key="conversation_picker",
         format_func=lambda sid: labels.get(sid, "New conversation"),
         on_change=_open_picked,
-        args=(service,),
+        args=(session,),
     )
     if current in labels:
         st.download_button(
             "Export as Markdown",
-            data=lambda: service.export_conversation(current) or "",
+            data=lambda: session.export_conversation(current) or "",
             file_name=f"ragchat-conversation-{current}.md",
             mime="text/markdown",
             icon=":material/download:",
@@ -121,10 +121,10 @@ def render_conversations(service: Session) -> None:
         )
 
 
-def _open_picked(service: Session) -> None:
+def _open_picked(session: Session) -> None:
     chosen = st.session_state.conversation_picker
     with calm_errors("Opening the conversation"):
-        open_session(chosen, service.conversations.history(chosen, with_candidates=True))
+        open_session(chosen, session.conversations.history(chosen, with_candidates=True))
 
 
 def open_session(session_id: str, turns: list[Answer]) -> None:
@@ -329,7 +329,7 @@ def _stop_answer() -> None:
     st.session_state.messages.append({"role": "assistant", "content": STOPPED_TEXT, "stopped": True})
 
 
-def answer_question(service: Session, question: str) -> Message:
+def answer_question(session: Session, question: str) -> Message:
     """Stream the answer, then swap in the checked text (invalid citation markers removed). A Stop
     button stays beside it until the answer is complete."""
     with st.chat_message("assistant"):
@@ -352,7 +352,7 @@ def answer_question(service: Session, question: str) -> Message:
                 on_section=lambda sentences: render_sections_so_far(sections_slot, sections_found, sentences),
                 **retrieval_options(),
             )
-            stream = service.ask_stream(question, options)
+            stream = session.ask_stream(question, options)
             if stream.guardrail is not None:
                 render_guardrail(stream.guardrail)
                 return _assistant_message(stream.result())
@@ -428,28 +428,28 @@ def render() -> None:
     st.caption("Answers from your own documents, with checkable sources. Everything runs locally.")
 
     try:
-        service = get_user_service()
+        session = get_user_session()
     except Exception as exc:
-        log.exception("starting the service failed")
+        log.exception("starting the session failed")
         calm_notice(f"ragchat could not start: {exc}")
         return
-    init_state(service)
+    init_state(session)
 
     documents: list[DocumentRecord] = []
     with st.sidebar:
-        ingest_panel.render_index_notice(service)
-        ingest_panel.render_uploader(service)
+        ingest_panel.render_index_notice(session)
+        ingest_panel.render_uploader(session)
         with calm_errors("Listing documents"):
-            documents = service.documents()
+            documents = session.documents()
         # Before the jobs panel, so it knows which finished documents this run already shows.
         st.session_state.listed_sources = {d.source for d in documents}
-        ingest_panel.render_jobs(service)
+        ingest_panel.render_jobs(session)
         with calm_errors("Listing documents"):
-            render_documents(service, documents)
+            render_documents(session, documents)
         with calm_errors("Loading conversations"):
-            render_conversations(service)
+            render_conversations(session)
         with calm_errors("Reading the settings"):
-            render_settings(service)
+            render_settings(session)
 
     render_empty_state(documents)
     render_history(st.session_state.messages)
@@ -462,10 +462,10 @@ def render() -> None:
         st.session_state.messages.append({"role": "user", "content": question})
         with st.chat_message("user"):
             st.markdown(question)
-        st.session_state.messages.append(answer_question(service, question))
+        st.session_state.messages.append(answer_question(session, question))
     # Last, so they already show what the question above just did (model loaded, memory written).
     with st.sidebar:
         with calm_errors("Reading memory"):
-            render_memory_panel(service)
+            render_memory_panel(session)
         with calm_errors("Reading the model status"):
-            render_model_status(service)
+            render_model_status(session)

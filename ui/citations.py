@@ -14,7 +14,7 @@ from core.schemas import Citation
 from ingestion.page_image import PageImage
 from rag.citations import citation_note
 from ragchat.session import Session
-from ui.common import escape_markdown, get_user_service, shorten
+from ui.common import escape_markdown, get_user_session, shorten
 
 CHIP_ICON = ":material/description:"
 CONTEXT_CHARS = 400  # of a text file, shown on each side of the passage
@@ -37,11 +37,11 @@ def render_citation(citation: Citation, key: str = "") -> None:
     else:
         st.caption("Cited by the model itself.")
     st.markdown(blockquote(citation.snippet))
-    service = get_user_service()
+    session = get_user_session()
     if citation.page:
-        render_page(service, citation, key)
+        render_page(session, citation, key)
     else:
-        render_text_context(service, citation)
+        render_text_context(session, citation)
 
 
 def render_citation_chips(citations: list[Citation], key: str = "") -> None:
@@ -52,10 +52,10 @@ def render_citation_chips(citations: list[Citation], key: str = "") -> None:
 
 
 @st.fragment
-def render_page(service: Session, citation: Citation, key: str) -> None:
+def render_page(session: Session, citation: Citation, key: str) -> None:
     """The cited page with the passage highlighted; Previous / Next turn the page (no highlight).
     A fragment, so turning a page reruns only this and the popover stays open."""
-    version = service.document_version(citation.source)
+    version = session.document_version(citation.source)
     if version is None or not citation.page:
         return
     state = f"page_view:{key}"
@@ -63,7 +63,7 @@ def render_page(service: Session, citation: Citation, key: str) -> None:
     cited = number == citation.page
     span = (citation.char_start, citation.char_end) if cited and citation.char_start is not None else None
     try:
-        shown = _page_image(service, citation.source, version, number, span, citation.snippet if cited else "")
+        shown = _page_image(session, citation.source, version, number, span, citation.snippet if cited else "")
     except IndexError:
         st.session_state.pop(state, None)
         return
@@ -88,15 +88,15 @@ def _turn(state: str, number: int) -> None:
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def _page_image(
-    _service: Session, source: str, version: str, page: int, span: tuple[int, int] | None, passage: str
+    _session: Session, source: str, version: str, page: int, span: tuple[int, int] | None, passage: str
 ) -> PageImage | None:
     """One rendered page, cached per document version, page and highlight (rendering takes ~0.1 s)."""
-    return _service.page_image(source, page, span, passage)
+    return _session.page_image(source, page, span, passage)
 
 
-def render_text_context(service: Session, citation: Citation) -> None:
+def render_text_context(session: Session, citation: Citation) -> None:
     """A text file's passage highlighted in the text around it."""
-    text = service.page_text(citation.source, 0)
+    text = session.page_text(citation.source, 0)
     if not text or citation.char_start is None or citation.char_end is None:
         return
     start, end = citation.char_start, citation.char_end

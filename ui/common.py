@@ -33,7 +33,7 @@ def get_app() -> App:
 ACTIVE_USER = "user"  # session state: the canonical name of this session's user (None: the default user)
 
 
-def get_user_service() -> Session:
+def get_user_session() -> Session:
     """The Session of this browser session's user (ui/user_panel.py sets the user): their memory,
     conversations and query log, on the process's shared models."""
     return get_app().session(st.session_state.get(ACTIVE_USER))

@@ -38,8 +38,8 @@ def render() -> None:
         "of the dataset's documents (your documents are not touched), and scores retrieval, answers, "
         "citations, refusals and latency."
     )
-    service = get_app()
-    settings = service.settings
+    session = get_app()
+    settings = session.settings
     st.session_state.setdefault("eval_result", None)
 
     choices = [STARTER] + ([SQUAD] if (settings.eval_squad_dir / "questions.jsonl").is_file() else []) + [UPLOAD]

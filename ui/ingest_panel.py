@@ -1,7 +1,7 @@
 """The sidebar's ingestion parts: upload, live progress with Cancel, password prompts, the rebuild
 notice, and the notes and redaction report of each document.
 
-Ingests run as background jobs owned by the cached service (ragchat/ingest_jobs.py), not by the page: a
+Ingests run as background jobs owned by the cached session (ragchat/ingest_jobs.py), not by the page: a
 2,000-page PDF takes minutes and the chat must stay usable meanwhile. The page keeps only job ids in
 its session state; a fragment polls them every second while any is unfinished, and reruns the whole
 page once when one finishes, so the document list catches up.
@@ -20,12 +20,12 @@ UPLOAD_TYPES = ["pdf", "txt", "md", "markdown"]
 POLL_SECONDS = 1.0
 
 
-def init_state(service: Session) -> None:
+def init_state(session: Session) -> None:
     st.session_state.setdefault("ingest_jobs", [])  # job ids this session started, oldest first
     st.session_state.setdefault("ingest_jobs_done", [])  # those already seen finished (one rerun each)
     st.session_state.setdefault("uploader_key", 0)
     st.session_state.setdefault("uploaded_sources", [])  # indexed in this browser session, oldest first
-    st.session_state.setdefault("redact_uploads", service.settings.redact_pii)
+    st.session_state.setdefault("redact_uploads", session.settings.redact_pii)
 
 
 def size_text(pages: int | None, chunks: int) -> str:
@@ -34,13 +34,13 @@ def size_text(pages: int | None, chunks: int) -> str:
     return f"{pages} page{'s' if pages != 1 else ''}, {chunk_text}" if pages else chunk_text
 
 
-def render_index_notice(service: Session) -> None:
+def render_index_notice(session: Session) -> None:
     """When the stored vectors were made with other settings, or the vector store lost documents'
     chunks (a Chroma server wiped or restored), say so and offer the rebuild."""
     with calm_errors("Checking the index"):
-        problems = service.index_problems()
-        lost = [d.source for d in service.documents() if d.missing_chunks]
-        if not (problems or lost) or service.jobs.busy():
+        problems = session.index_problems()
+        lost = [d.source for d in session.documents() if d.missing_chunks]
+        if not (problems or lost) or session.jobs.busy():
             return
         if problems:
             st.warning(
@@ -50,16 +50,16 @@ def render_index_notice(service: Session) -> None:
             )
         else:
             st.warning(
-                f"The vector store ({escape_markdown(service.models().vector_store)}) lost chunks of "
+                f"The vector store ({escape_markdown(session.models().vector_store)}) lost chunks of "
                 f"{escape_markdown(', '.join(lost))}, so "
                 "they are not fully searchable. Rebuilding re-reads the stored page texts; no upload is needed."
             )
         if st.button("Rebuild index", icon=":material/refresh:", type="primary", width="stretch"):
-            st.session_state.ingest_jobs.append(service.jobs.submit_rebuild())
+            st.session_state.ingest_jobs.append(session.jobs.submit_rebuild())
             st.rerun()
 
 
-def render_uploader(service: Session) -> None:
+def render_uploader(session: Session) -> None:
     """Queue the chosen files as background jobs when the button is pressed, then reset the uploader.
 
     Files are only queued on the button press, so an ordinary rerun (a chat question, a delete)
@@ -80,34 +80,34 @@ def render_uploader(service: Session) -> None:
     )
     if not st.button("Index files", disabled=not uploads, type="primary", width="stretch"):
         return
-    _forget_finished(service)
+    _forget_finished(session)
     for upload in uploads or []:
-        job_id = service.jobs.submit(upload.name, upload.getvalue(), redact=st.session_state.redact_uploads)
+        job_id = session.jobs.submit(upload.name, upload.getvalue(), redact=st.session_state.redact_uploads)
         st.session_state.ingest_jobs.append(job_id)
     st.session_state.uploader_key += 1
     st.rerun()
 
 
-def render_jobs(service: Session) -> None:
+def render_jobs(session: Session) -> None:
     """This session's ingests: live while any runs (polled), then their outcome. Documents an
     interrupted ingest left searchable by keyword only are finished here, as a job of their own."""
-    if not st.session_state.get("resume_checked") and not service.jobs.busy():
+    if not st.session_state.get("resume_checked") and not session.jobs.busy():
         st.session_state.resume_checked = True  # once per browser session; a running ingest elsewhere is left alone
-        left = any(d.pending_chunks for d in service.documents())
-        if left and service.document_index.write_lock.holder() is None:
-            st.session_state.ingest_jobs.append(service.jobs.submit_resume())
-    views = [v for v in (service.jobs.view(j) for j in st.session_state.ingest_jobs) if v is not None]
+        left = any(d.pending_chunks for d in session.documents())
+        if left and session.document_index.write_lock.holder() is None:
+            st.session_state.ingest_jobs.append(session.jobs.submit_resume())
+    views = [v for v in (session.jobs.view(j) for j in st.session_state.ingest_jobs) if v is not None]
     active = any(v.state != "done" for v in views)
-    st.fragment(_jobs_fragment, run_every=POLL_SECONDS if active else None)(service)
+    st.fragment(_jobs_fragment, run_every=POLL_SECONDS if active else None)(session)
 
 
-def _jobs_fragment(service: Session) -> None:
-    views = [v for v in (service.jobs.view(j) for j in st.session_state.ingest_jobs) if v is not None]
+def _jobs_fragment(session: Session) -> None:
+    views = [v for v in (session.jobs.view(j) for j in st.session_state.ingest_jobs) if v is not None]
     for view in views:
         if view.state == "done":
-            _render_outcome(service, view)
+            _render_outcome(session, view)
         else:
-            _render_running(service, view)
+            _render_running(session, view)
     newly_done = [v for v in views if v.state == "done" and v.job_id not in st.session_state.ingest_jobs_done]
     st.session_state.ingest_jobs_done += [v.job_id for v in newly_done]
     for view in newly_done:  # what "this document" means in a request about a whole document
@@ -116,7 +116,7 @@ def _jobs_fragment(service: Session) -> None:
     if any(_changes_the_page(v) for v in newly_done):
         st.rerun()  # the whole page: the document list, the chat's prompt or the rebuild notice change
     if views and not any(v.state != "done" for v in views) and st.button("Clear messages", type="tertiary"):
-        _forget_finished(service)
+        _forget_finished(session)
         st.rerun()
 
 
@@ -134,7 +134,7 @@ def _changes_the_page(view: IngestJobView) -> bool:
     )
 
 
-def _render_running(service: Session, view: IngestJobView) -> None:
+def _render_running(session: Session, view: IngestJobView) -> None:
     progress = view.progress
     if view.kind != "rebuild":  # the stage, pages or chunks embedded, the rate and the time left
         label = f"**{view.name}**: {progress.describe()}"
@@ -155,11 +155,11 @@ def _render_running(service: Session, view: IngestJobView) -> None:
         if view.cancelling:
             st.caption("Cancelling… the index will be left as it was.")
         elif st.button("Cancel", key=f"cancel-{view.job_id}", icon=":material/cancel:", type="tertiary"):
-            service.jobs.cancel(view.job_id)
+            session.jobs.cancel(view.job_id)
             st.rerun(scope="fragment")
 
 
-def _render_outcome(service: Session, view: IngestJobView) -> None:
+def _render_outcome(session: Session, view: IngestJobView) -> None:
     if view.kind == "resume":
         for result in view.rebuilt:
             st.success(f"**{result.source}**: semantic index complete.")
@@ -180,33 +180,33 @@ def _render_outcome(service: Session, view: IngestJobView) -> None:
     else:
         st.warning(f"**{result.source}** could not be indexed: {result.error or 'unknown error'}")
         if result.needs_password:
-            _password_prompt(service, view)
+            _password_prompt(session, view)
     for warning in result.warnings:
         st.caption(f"{result.source}: {warning}")
 
 
-def _password_prompt(service: Session, view: IngestJobView) -> None:
+def _password_prompt(session: Session, view: IngestJobView) -> None:
     password = st.text_input(f"Password for {view.name}", type="password", key=f"password-{view.job_id}")
     if st.button("Open with this password", key=f"open-{view.job_id}", disabled=not password):
-        job_id = service.jobs.retry_with_password(view.job_id, password)
+        job_id = session.jobs.retry_with_password(view.job_id, password)
         jobs = st.session_state.ingest_jobs
         jobs[jobs.index(view.job_id)] = job_id or view.job_id
-        service.jobs.forget(view.job_id)
+        session.jobs.forget(view.job_id)
         st.rerun()
 
 
-def _forget_finished(service: Session) -> None:
+def _forget_finished(session: Session) -> None:
     keep = []
     for job_id in st.session_state.ingest_jobs:
-        view = service.jobs.view(job_id)
+        view = session.jobs.view(job_id)
         if view is not None and view.state != "done":
             keep.append(job_id)
         else:
-            service.jobs.forget(job_id)
+            session.jobs.forget(job_id)
     st.session_state.ingest_jobs = keep
 
 
-def render_document_notes(service: Session, doc: DocumentRecord) -> None:
+def render_document_notes(session: Session, doc: DocumentRecord) -> None:
     """Under a document in the list: how it was read (OCR, pages without text, encoding) and, when
     it was redacted, the report to review."""
     for warning in doc.warnings:
@@ -217,7 +217,7 @@ def render_document_notes(service: Session, doc: DocumentRecord) -> None:
         st.caption(f":blue[{doc.embedding_note()}]")
     if doc.redacted:
         with st.expander(f"Redactions ({doc.redactions})"):
-            report = service.redactions(doc.source)
+            report = session.redactions(doc.source)
             if not report:
                 st.caption("Nothing was found to redact.")
             else:

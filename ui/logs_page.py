@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from core.schemas import QueryLogEntry
-from ui.common import calm_errors, duration, get_user_service, shorten
+from ui.common import calm_errors, duration, get_user_session, shorten
 
 log = logging.getLogger("ragchat.app")
 
@@ -94,19 +94,19 @@ def render() -> None:
         "numbers, IP addresses and secrets were masked before anything was written."
     )
     try:
-        service = get_user_service()
+        session = get_user_session()
     except Exception as exc:
-        log.exception("starting the service failed")
+        log.exception("starting the session failed")
         st.error(f"ragchat could not start: {exc}")
         return
     with calm_errors("Reading the query log"):
-        total = service.query_log.count()
+        total = session.query_log.count()
         if not total:
             st.info("No questions yet. Ask one on the Chat page and it appears here.")
             return
         pages = math.ceil(total / PAGE_SIZE)
         page = min(st.session_state.get("logs_page", 1), pages)
-        entries = service.query_log.entries(limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE)
+        entries = session.query_log.entries(limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE)
         first = (page - 1) * PAGE_SIZE + 1
         st.caption(f"Entries {first}–{first + len(entries) - 1} of {total}.")
         table = pd.DataFrame([_row(e) for e in entries])

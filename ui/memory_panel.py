@@ -14,8 +14,8 @@ from ragchat.session import Session
 _LABELS = {"USER": "About you", "COMPANY": "About your company"}
 
 
-def render_memory_panel(service: Session) -> None:
-    memory = service.memory
+def render_memory_panel(session: Session) -> None:
+    memory = session.memory
     facts = memory.facts()
     count = len(facts.user) + len(facts.company)
     with st.expander(f"Memory ({count})", icon=":material/neurology:"):
@@ -23,7 +23,7 @@ def render_memory_panel(service: Session) -> None:
             st.info(notice)
         for target, entries in (("USER", facts.user), ("COMPANY", facts.company)):
             st.markdown(f"**{_LABELS[target]}** · `{memory.files[target].path.name}`")
-            if target == "COMPANY" and service.user and service.settings.company_memory == "shared":
+            if target == "COMPANY" and session.user and session.settings.company_memory == "shared":
                 st.caption("Shared by everyone who uses this ragchat.")
             if not entries:
                 st.caption("Nothing yet.")

@@ -45,11 +45,11 @@ def keep_settings() -> None:
             st.session_state[key] = st.session_state[key]
 
 
-def init_settings(service: Session) -> None:
-    st.session_state.setdefault("bm25_weight", service.settings.bm25_weight)
-    st.session_state.setdefault("top_k", max(1, min(service.settings.top_k, TOP_K_MAX)))
+def init_settings(session: Session) -> None:
+    st.session_state.setdefault("bm25_weight", session.settings.bm25_weight)
+    st.session_state.setdefault("top_k", max(1, min(session.settings.top_k, TOP_K_MAX)))
     st.session_state.setdefault("rerank", True)
-    st.session_state.setdefault("strictness", service.settings.strictness)
+    st.session_state.setdefault("strictness", session.settings.strictness)
 
 
 def retrieval_options() -> dict[str, Any]:
@@ -62,23 +62,23 @@ def retrieval_options() -> dict[str, Any]:
     }
 
 
-def render_settings(service: Session) -> None:
+def render_settings(session: Session) -> None:
     with st.expander("Settings", icon=":material/tune:"):
         if notice := st.session_state.pop("settings_notice", None):
             calm_notice(notice)
-        render_model_choice(service)
-        render_retrieval_settings(service)
-        render_answer_settings(service)
+        render_model_choice(session)
+        render_retrieval_settings(session)
+        render_answer_settings(session)
 
 
-def render_model_choice(service: Session) -> None:
+def render_model_choice(session: Session) -> None:
     """A select box of the models that can answer; choosing one loads it (seconds) for everyone.
 
     Only the person's own change of the box switches the model (its on_change flag). The box's value
     alone never does: Streamlit drops a widget's state when a run does not draw it, and the box then
     falls back to its first option, which would have loaded another model for every user."""
-    options = service.app.llm_options()
-    status = service.app.llm_status()
+    options = session.app.llm_options()
+    status = session.app.llm_status()
     usable = {o.key: o for o in options if o.available}
     keys = list(usable) if status.key in usable or not status.key else [status.key, *usable]
     # The model is one per server process, so another tab may have switched it: follow it.
@@ -99,17 +99,17 @@ def render_model_choice(service: Session) -> None:
             st.caption(f"{option.model}: {option.hint}")
     chosen_by_person = st.session_state.pop("llm_chosen_by_person", False)
     if chosen_by_person and chosen and chosen != status.key and chosen in usable:
-        switch_model(service, usable[chosen], status)
+        switch_model(session, usable[chosen], status)
 
 
 def _note_model_chosen() -> None:
     st.session_state.llm_chosen_by_person = True
 
 
-def switch_model(service: Session, option: LLMOption, current: LLMStatus) -> None:
+def switch_model(session: Session, option: LLMOption, current: LLMStatus) -> None:
     with st.spinner(f"Loading {option.model}…"):
         try:
-            service.app.use_llm(LLMChoice(provider=option.provider, model=option.model))
+            session.app.use_llm(LLMChoice(provider=option.provider, model=option.model))
         except Exception as exc:
             log.exception("switching to %s failed", option.key)
             st.session_state.settings_notice = (
@@ -119,7 +119,7 @@ def switch_model(service: Session, option: LLMOption, current: LLMStatus) -> Non
     st.rerun()
 
 
-def render_retrieval_settings(service: Session) -> None:
+def render_retrieval_settings(session: Session) -> None:
     st.markdown("**Retrieval**")
     st.slider(
         "Keyword (BM25) weight",
@@ -137,7 +137,7 @@ def render_retrieval_settings(service: Session) -> None:
         help="More passages can answer broader questions; each one makes the prompt longer, so the "
         "answer starts later. Passages beyond the prompt's token budget are left out.",
     )
-    label = service.models().reranker
+    label = session.models().reranker
     if label.startswith("none"):
         # Shown off and disabled, never as a switched-on control that does nothing.
         st.toggle("Rerank with the cross-encoder", value=False, disabled=True, key="rerank_unavailable")
@@ -146,7 +146,7 @@ def render_retrieval_settings(service: Session) -> None:
         st.toggle("Rerank with the cross-encoder", key="rerank", help=label)
 
 
-def render_answer_settings(service: Session) -> None:
+def render_answer_settings(session: Session) -> None:
     st.markdown("**Answering**")
     st.segmented_control(
         "Refusal strictness",
@@ -155,7 +155,7 @@ def render_answer_settings(service: Session) -> None:
         format_func=str.capitalize,
         help="How readily an answer is withheld when your documents may not state it. Lenient answers more "
         "and refuses fewer answerable questions; strict refuses more of the questions the documents don't "
-        "answer. " + strictness_rates(service.app.llm_status().label, service.settings.answerability_check),
+        "answer. " + strictness_rates(session.app.llm_status().label, session.settings.answerability_check),
     )
 
 
@@ -171,20 +171,20 @@ def strictness_rates(model_label: str, checking: bool) -> str:
     return f"Measured for {model_label} on held-out questions — " + "; ".join(parts) + "."
 
 
-def render_model_status(service: Session) -> None:
+def render_model_status(session: Session) -> None:
     """The models that run; while the LLM loads, the line refreshes itself until it is ready."""
-    if service.app.llm_status().state in ("loading", "not loaded"):
-        st.fragment(_model_status, run_every=STATUS_POLL_S)(service)
+    if session.app.llm_status().state in ("loading", "not loaded"):
+        st.fragment(_model_status, run_every=STATUS_POLL_S)(session)
     else:
-        _model_status(service)
+        _model_status(session)
 
 
-def _model_status(service: Session) -> None:
+def _model_status(session: Session) -> None:
     st.subheader("Models")
-    status = service.app.llm_status()
+    status = session.app.llm_status()
     text, color, icon = _BADGES[status.state]
     st.badge(text, icon=icon, color=color)
-    info = service.models()
+    info = session.models()
     st.markdown(
         f"**LLM:** {status.label}  \n**Embedder:** {info.embedder}  \n**Reranker:** {info.reranker}  \n"
         f"**Vector store:** {escape_markdown(info.vector_store)}"

@@ -34,7 +34,7 @@ def render_user() -> str | None:
     mode a request without a valid user header ends here, with the reason."""
     try:
         settings = get_app().settings
-    except Exception:  # the page says why the service could not start, and shows no data
+    except Exception:  # the page says why the session could not start, and shows no data
         return None
     if settings.user_header:
         try:

@@ -23,7 +23,7 @@ from tools.weather_models import (
     default_past_range,
     request_error_message,
 )
-from ui.common import calm_errors, duration, get_user_service
+from ui.common import calm_errors, duration, get_user_session
 
 log = logging.getLogger("ragchat.app")
 
@@ -81,29 +81,29 @@ def render_inputs() -> WeatherRequest | None:
 # ----------------------------------------------------------------------------- running
 
 
-def run(service: Session, request: WeatherRequest) -> None:
+def run(session: Session, request: WeatherRequest) -> None:
     """Call the tool and keep the outcome (analysis or failure) in the session, so reruns show it."""
     st.session_state.weather_request = request.model_dump(mode="json")
     st.session_state.weather_outcome = None
     with st.spinner(f"Fetching and analysing the weather for {request.city}…"):
         try:
-            analysis = service.app.weather(request)
+            analysis = session.app.weather(request)
         except WeatherError as exc:
             st.session_state.weather_outcome = {"failure": exc.failure.model_dump(mode="json")}
             return
     st.session_state.weather_outcome = {"analysis": analysis.model_dump(mode="json")}
 
 
-def rerun_with_pick(service: Session, pick: int) -> None:
+def rerun_with_pick(session: Session, pick: int) -> None:
     request = WeatherRequest.model_validate({**st.session_state.weather_request, "pick": pick})
     with calm_errors("Getting the weather"):
-        run(service, request)
+        run(session, request)
 
 
 # ----------------------------------------------------------------------------- results
 
 
-def render_failure(service: Session, failure: WeatherFailure) -> None:
+def render_failure(session: Session, failure: WeatherFailure) -> None:
     if failure.kind == "ambiguous":
         st.warning(f"{_sentence(failure.message)}:")
         choice = st.radio(
@@ -113,7 +113,7 @@ def render_failure(service: Session, failure: WeatherFailure) -> None:
             key="weather_choice",
         )
         if st.button("Use this place", type="primary"):
-            rerun_with_pick(service, choice + 1)
+            rerun_with_pick(session, choice + 1)
             st.rerun()
         return
     st.error(f"Could not get the weather: {failure.message}")
@@ -121,7 +121,7 @@ def render_failure(service: Session, failure: WeatherFailure) -> None:
         st.caption(f"Place: {failure.place.label} ({failure.place.coordinates})")
 
 
-def render_place(service: Session, analysis: WeatherAnalysis) -> None:
+def render_place(session: Session, analysis: WeatherAnalysis) -> None:
     place, u = analysis.place, analysis.units
     st.header(place.label)
     facts = [place.coordinates, f"local time {analysis.timezone}"]
@@ -144,7 +144,7 @@ def render_place(service: Session, analysis: WeatherAnalysis) -> None:
                 key="weather_other_place",
             )
             if st.button("Show this place"):
-                rerun_with_pick(service, choice + 1)
+                rerun_with_pick(session, choice + 1)
                 st.rerun()
 
 
@@ -272,16 +272,16 @@ def render_explanation(analysis: WeatherAnalysis) -> None:
         st.warning(analysis.explanation_note)
 
 
-def render_outcome(service: Session) -> None:
+def render_outcome(session: Session) -> None:
     outcome = st.session_state.get("weather_outcome")
     if not outcome:
         st.info(EMPTY_STATE)
         return
     if "failure" in outcome:
-        render_failure(service, WeatherFailure.model_validate(outcome["failure"]))
+        render_failure(session, WeatherFailure.model_validate(outcome["failure"]))
         return
     analysis = WeatherAnalysis.model_validate(outcome["analysis"])
-    render_place(service, analysis)
+    render_place(session, analysis)
     render_charts(analysis)
     render_table(analysis)
     render_analytics(analysis)
@@ -313,15 +313,15 @@ def render() -> None:
         "sandboxed subprocess; the language model only puts them into words."
     )
     try:
-        service = get_user_service()
+        session = get_user_session()
     except Exception as exc:
-        log.exception("starting the service failed")
+        log.exception("starting the session failed")
         st.error(f"ragchat could not start: {exc}")
         return
     with st.sidebar:
         request = render_inputs()
     if request is not None:
         with calm_errors("Getting the weather"):
-            run(service, request)
+            run(session, request)
     with calm_errors("Showing the weather"):
-        render_outcome(service)
+        render_outcome(session)

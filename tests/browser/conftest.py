@@ -28,7 +28,7 @@ from tests.openmeteo_replay import (
 
 README_SCREENSHOT = PROJECT_ROOT / "docs" / "screenshot.png"
 VIEWPORT = {"width": 1400, "height": 900}
-ACTION_TIMEOUT_MS = 60_000  # the first page view builds the service (embedder, indexes): seconds on 2 cores
+ACTION_TIMEOUT_MS = 60_000  # the first page view builds the session (embedder, indexes): seconds on 2 cores
 expect.set_options(timeout=ACTION_TIMEOUT_MS)
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from playwright.sync_api import Locator, Page, expect
 
-from core.settings import REFUSAL_TEXT
+from rag.messages import REFUSAL_TEXT
 from tests.conftest import TEST_LLM
 from tests.fixtures import write_report_pdf
 from tests.openmeteo_replay import FORECAST_PATH, ReplayServer

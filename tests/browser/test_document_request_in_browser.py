@@ -9,7 +9,7 @@ from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
-from core.settings import REFUSAL_TEXT
+from rag.messages import REFUSAL_TEXT
 from tests.browser.test_app_in_browser import ANSWER_TIMEOUT_MS, Steps, last_assistant, send
 from tests.fixtures import write_report_pdf
 from ui.chat_page import STOPPED_TEXT

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from core.settings import REFUSAL_TEXT, get_settings
+from core.settings import get_settings
 from rag import answerability
 from rag.answerability import CHECK_SIGNAL, Calibration
+from rag.messages import REFUSAL_TEXT
 from ragchat.application import open_session
 from tests.fixtures import write_report_pdf
 

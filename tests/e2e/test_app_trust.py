@@ -10,9 +10,10 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from core.schemas import GuardrailOutcome
-from core.settings import PROJECT_ROOT, REFUSAL_TEXT, get_settings
+from core.settings import PROJECT_ROOT, get_settings
 from rag.conversations import ConversationStore
 from rag.guardrails import INJECTION_MESSAGE
+from rag.messages import REFUSAL_TEXT
 from rag.query_log import QueryLog
 from tests.unit.test_conversations import answer
 

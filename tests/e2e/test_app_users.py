@@ -16,7 +16,8 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import Block
 
-from core.settings import PROJECT_ROOT, REFUSAL_TEXT, get_settings
+from core.settings import PROJECT_ROOT, get_settings
+from rag.messages import REFUSAL_TEXT
 from ragchat.application import open_session
 
 APP = PROJECT_ROOT / "app.py"

@@ -36,34 +36,34 @@ TOKEN = "s3cret-t0ken"
 
 
 def test_ingest_search_delete_outage_and_restart(server_mode: ChromaServer) -> None:
-    service = open_session(get_settings())
-    assert service.ingest_bytes("a.txt", ALPHA.encode()).status == "indexed"
-    assert service.ingest_bytes("b.txt", BETA.encode()).status == "indexed"
-    collection = service.settings.collection
-    assert service.models().vector_store == f"chroma server {server_mode.url} (collection {collection})"
-    top = service.search("zebra crossing near the harbour").hits[0]
+    session = open_session(get_settings())
+    assert session.ingest_bytes("a.txt", ALPHA.encode()).status == "indexed"
+    assert session.ingest_bytes("b.txt", BETA.encode()).status == "indexed"
+    collection = session.settings.collection
+    assert session.models().vector_store == f"chroma server {server_mode.url} (collection {collection})"
+    top = session.search("zebra crossing near the harbour").hits[0]
     assert top.chunk.source == "a.txt" and top.scores.dense is not None  # the server answered the dense part
-    assert sources(service, "quokka enclosure") == {"b.txt"}
-    assert_consistent(service)
-    assert service.delete("b.txt")
-    assert sources(service, "quokka enclosure") == set()
+    assert sources(session, "quokka enclosure") == {"b.txt"}
+    assert_consistent(session)
+    assert session.delete("b.txt")
+    assert sources(session, "quokka enclosure") == set()
 
     server_mode.stop()
     unreachable = f"Chroma server at {server_mode.url} is not reachable: connection refused; start it with `chroma run"
     with pytest.raises(VectorStoreUnavailable, match="is not reachable") as search_error:
-        service.search("zebra crossing")
+        session.search("zebra crossing")
     assert str(search_error.value).startswith(unreachable)
     assert str(search_error.value).endswith("or unset RAGCHAT_CHROMA_HOST")
-    failed = service.ingest_bytes("c.txt", b"The walrus colony moved to the northern beach.")
+    failed = session.ingest_bytes("c.txt", b"The walrus colony moved to the northern beach.")
     assert failed.status == "failed" and (failed.error or "").startswith(unreachable)
     with pytest.raises(VectorStoreUnavailable, match="is not reachable"):
-        service.delete("a.txt")  # refused before anything changed
-    assert [d.source for d in service.documents()] == ["a.txt"]
-    assert service.document_index.registry.unfinished(include_running=True) == []
+        session.delete("a.txt")  # refused before anything changed
+    assert [d.source for d in session.documents()] == ["a.txt"]
+    assert session.document_index.registry.unfinished(include_running=True) == []
 
     server_mode.start()  # same data path, same port
-    assert sources(service, "zebra crossing") == {"a.txt"}  # the same client carries on
-    assert sources(service, "quokka enclosure") == set()
+    assert sources(session, "zebra crossing") == {"a.txt"}  # the same client carries on
+    assert sources(session, "quokka enclosure") == set()
     restarted = open_session(get_settings())  # and a fresh start against the restarted server
     assert sources(restarted, "zebra crossing") == {"a.txt"}
     assert sources(restarted, "quokka enclosure") == set()
@@ -71,9 +71,9 @@ def test_ingest_search_delete_outage_and_restart(server_mode: ChromaServer) -> N
 
 
 def test_the_server_going_away_mid_ingest_leaves_a_recoverable_state(server_mode: ChromaServer) -> None:
-    service = open_session(get_settings(ingest_batch=16))
-    assert service.ingest_bytes("a.txt", ALPHA.encode()).status == "indexed"
-    keyword_ids = service.document_index.bm25.live_ids()
+    session = open_session(get_settings(ingest_batch=16))
+    assert session.ingest_bytes("a.txt", ALPHA.encode()).status == "indexed"
+    keyword_ids = session.document_index.bm25.live_ids()
     book = long_pdf_bytes(20, seed=4, marker="kilroy")
     leftover = (doc_id_for("book.pdf"), version_hash(book, False))
     embedding_steps = 0
@@ -84,37 +84,37 @@ def test_the_server_going_away_mid_ingest_leaves_a_recoverable_state(server_mode
             embedding_steps += 1
             if embedding_steps == 2:  # the second batch begins to embed; the writer thread stores the first
                 deadline = time.monotonic() + 60
-                while service.document_index.store.count_version(*leftover) < 16 and time.monotonic() < deadline:
+                while session.document_index.store.count_version(*leftover) < 16 and time.monotonic() < deadline:
                     time.sleep(0.05)
                 server_mode.stop()
 
-    result = service.ingest_bytes("book.pdf", book, stop_after_the_first_batch)
+    result = session.ingest_bytes("book.pdf", book, stop_after_the_first_batch)
     assert embedding_steps >= 2
     assert result.status == "failed" and "is not reachable" in (result.error or "")
-    assert [d.source for d in service.documents()] == ["a.txt"]
-    assert service.document_index.bm25.live_ids() == keyword_ids, "the failed document left BM25 at once"
-    assert service.document_index.registry.unfinished() == [leftover], "journalled, and handed to recover"
+    assert [d.source for d in session.documents()] == ["a.txt"]
+    assert session.document_index.bm25.live_ids() == keyword_ids, "the failed document left BM25 at once"
+    assert session.document_index.registry.unfinished() == [leftover], "journalled, and handed to recover"
 
     server_mode.start()
-    assert service.document_index.store.count_version(*leftover) >= 16, "the first batch is on the server…"
-    assert sources(service, "kilroy") == set(), "…but no longer searchable"
-    again = service.ingest_bytes("book.pdf", book)  # recover runs first, then the file is indexed
+    assert session.document_index.store.count_version(*leftover) >= 16, "the first batch is on the server…"
+    assert sources(session, "kilroy") == set(), "…but no longer searchable"
+    again = session.ingest_bytes("book.pdf", book)  # recover runs first, then the file is indexed
     assert again.status == "indexed"
-    assert sources(service, "kilroy") == {"book.pdf"}
-    assert assert_consistent(service) == {"a.txt": 1, "book.pdf": again.chunks}
+    assert sources(session, "kilroy") == {"book.pdf"}
+    assert assert_consistent(session) == {"a.txt": 1, "book.pdf": again.chunks}
 
 
 def test_a_server_that_lost_chunks_is_reconciled_at_start_up(
     server_mode: ChromaServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    service = open_session(get_settings())
-    assert service.ingest_bytes("a.txt", ALPHA.encode()).status == "indexed"
-    assert service.ingest_bytes("b.txt", BETA.encode()).status == "indexed"
+    session = open_session(get_settings())
+    assert session.ingest_bytes("a.txt", ALPHA.encode()).status == "indexed"
+    assert session.ingest_bytes("b.txt", BETA.encode()).status == "indexed"
     # What a restore from an older backup (or another app) does behind our back: b.txt's chunks vanish.
     other = chromadb.HttpClient(
         host="127.0.0.1", port=server_mode.port, settings=ChromaSettings(anonymized_telemetry=False)
     )
-    other.get_collection(service.settings.collection).delete(where={"doc_id": doc_id_for("b.txt")})
+    other.get_collection(session.settings.collection).delete(where={"doc_id": doc_id_for("b.txt")})
 
     restarted = open_session(get_settings())
     restarted.open_index()
@@ -146,7 +146,7 @@ def test_a_server_that_lost_chunks_is_reconciled_at_start_up(
     assert_consistent(restarted)
 
     # A wiped server: every document is marked, and uploading a file again restores it.
-    other.delete_collection(service.settings.collection)
+    other.delete_collection(session.settings.collection)
     wiped = open_session(get_settings())
     wiped.open_index()
     assert [d.missing_chunks for d in wiped.documents()] == [1, 1]
@@ -235,22 +235,22 @@ def test_the_token_is_sent_and_a_refused_one_is_explained(
     proxied = f"http://127.0.0.1:{token_proxy.server_address[1]}/"
 
     monkeypatch.setenv("RAGCHAT_CHROMA_TOKEN", TOKEN)
-    service = open_session(get_settings())
-    assert service.ingest_bytes("a.txt", ALPHA.encode()).status == "indexed"
-    assert sources(service, "zebra crossing") == {"a.txt"}
+    session = open_session(get_settings())
+    assert session.ingest_bytes("a.txt", ALPHA.encode()).status == "indexed"
+    assert sources(session, "zebra crossing") == {"a.txt"}
     assert len(token_proxy.seen) > 5 and set(token_proxy.seen) == {f"Bearer {TOKEN}"}, "every request"
-    label = service.models().vector_store
+    label = session.models().vector_store
     assert label.startswith(f"chroma server {proxied}") and "token in Authorization" in label
     assert TOKEN not in label
 
     server_mode.stop()  # the proxy stays up and answers 502, as nginx would
     with pytest.raises(VectorStoreUnavailable) as gateway:
-        service.search("zebra crossing")
+        session.search("zebra crossing")
     assert str(gateway.value).startswith(
         f"Chroma server at {proxied} is not reachable: HTTP 502 from the proxy in front of it; start it with"
     )
     server_mode.start()
-    assert sources(service, "zebra crossing") == {"a.txt"}
+    assert sources(session, "zebra crossing") == {"a.txt"}
 
     monkeypatch.setenv("RAGCHAT_CHROMA_TOKEN", "wrong-token")
     with pytest.raises(VectorStoreUnavailable) as refused:

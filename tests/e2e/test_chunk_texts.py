@@ -15,37 +15,37 @@ from tests.fixtures import long_pdf_bytes
 NOTE = "The heron colony on the north island grew to forty nests. Wardens counted them in April."
 
 
-def embedded_rows(service: Session) -> int:
-    with sqlite3.connect(service.document_index.registry._path) as conn:
+def embedded_rows(session: Session) -> int:
+    with sqlite3.connect(session.document_index.registry._path) as conn:
         return conn.execute("SELECT COUNT(*) FROM embedded_chunks").fetchone()[0]
 
 
 def test_chroma_keeps_no_text_and_search_reads_it_from_the_registry(home: Path) -> None:
-    service = open_session(get_settings())
-    result = service.ingest_bytes("book.pdf", long_pdf_bytes(3, marker="kestrel"))
+    session = open_session(get_settings())
+    result = session.ingest_bytes("book.pdf", long_pdf_bytes(3, marker="kestrel"))
     assert result.status == "indexed"
-    stored = service.document_index.store._collection.get(include=["documents", "metadatas"])
-    assert len(stored["ids"]) == result.chunks == embedded_rows(service)
+    stored = session.document_index.store._collection.get(include=["documents", "metadatas"])
+    assert len(stored["ids"]) == result.chunks == embedded_rows(session)
     assert set(stored["documents"]) == {None}
     assert all(set(meta) == {"doc_id", "content_hash"} for meta in stored["metadatas"])
 
     for weight in (0.0, 1.0):  # dense only, keyword only (its hits' vectors come from Chroma)
-        hits = service.search("kestrel", k=3, bm25_weight=weight).hits
+        hits = session.search("kestrel", k=3, bm25_weight=weight).hits
         assert hits and all("kestrel" in h.chunk.text for h in hits)
         assert all(h.chunk.source == "book.pdf" and h.chunk.page is not None for h in hits)
         assert all(h.scores.dense is not None for h in hits)
 
-    assert service.delete("book.pdf")
-    assert embedded_rows(service) == 0
-    assert service.document_index.store.count() == 0
+    assert session.delete("book.pdf")
+    assert embedded_rows(session) == 0
+    assert session.document_index.store.count() == 0
 
 
 def test_chunks_an_earlier_release_stored_in_chroma_are_still_read(home: Path) -> None:
-    service = open_session(get_settings())
-    assert service.ingest_bytes("herons.txt", NOTE.encode()).status == "indexed"
-    collection = service.document_index.store._collection
+    session = open_session(get_settings())
+    assert session.ingest_bytes("herons.txt", NOTE.encode()).status == "indexed"
+    collection = session.document_index.store._collection
     ids = collection.get(include=[])["ids"]
-    chunks = service.document_index.registry.chunks(ids)
+    chunks = session.document_index.registry.chunks(ids)
     # What an earlier release wrote: the text as the document, every field as metadata, nothing in the registry.
     collection.upsert(
         ids=ids,
@@ -70,9 +70,9 @@ def test_chunks_an_earlier_release_stored_in_chroma_are_still_read(home: Path) -
             for cid in ids
         ],
     )
-    with sqlite3.connect(service.document_index.registry._path) as conn:
+    with sqlite3.connect(session.document_index.registry._path) as conn:
         conn.execute("DELETE FROM embedded_chunks")
-    assert service.document_index.registry.chunks(ids) == {}
+    assert session.document_index.registry.chunks(ids) == {}
 
     reopened = open_session(get_settings())
     for weight in (0.0, 1.0):

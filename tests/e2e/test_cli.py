@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from core.settings import REFUSAL_TEXT
+from rag.messages import REFUSAL_TEXT
 from tests.fixtures import write_report_pdf
 
 

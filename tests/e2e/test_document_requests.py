@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from core.settings import REFUSAL_TEXT, get_settings
+from core.settings import get_settings
+from rag.messages import REFUSAL_TEXT
 from rag.pipeline import AskOptions
 from ragchat.application import open_session
 from ragchat.session import Session

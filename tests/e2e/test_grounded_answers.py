@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from core.settings import REFUSAL_TEXT, get_settings
+from core.settings import get_settings
 from providers.llm.base import ChatMessage, Sampling
 from rag import answerability
 from rag.answer_format import CJK_CHARS, answer_grammar
+from rag.messages import REFUSAL_TEXT
 from rag.prompting import SYSTEM_PROMPT
 from rag.router import Form
 from rag.whole_document import document_grammar

@@ -38,7 +38,7 @@ def _embedding_state(db: Path, doc_id: str) -> tuple[int, int] | None:
 
 
 def _reopen() -> Session:
-    """A service as a fresh start sees it. Embedded Chroma caches one system per path in a process and
+    """A session as a fresh start sees it. Embedded Chroma caches one system per path in a process and
     does not see another process's writes, so the cache is dropped after a subprocess wrote."""
     from chromadb.api.client import SharedSystemClient
 
@@ -48,9 +48,9 @@ def _reopen() -> Session:
 
 @pytest.mark.parametrize("finish", ["resume", "ingest again"])
 def test_kill_9_while_embedding_leaves_a_keyword_searchable_document(home: Path, tmp_path: Path, finish: str) -> None:
-    service = open_session(get_settings())
-    assert service.ingest_bytes("a.txt", ALPHA.encode()).status == "indexed"
-    del service
+    session = open_session(get_settings())
+    assert session.ingest_bytes("a.txt", ALPHA.encode()).status == "indexed"
+    del session
     big = tmp_path / "big.pdf"
     big.write_bytes(long_pdf_bytes(60, seed=3, marker="kilroy"))
     doc_id = doc_id_for("big.pdf")

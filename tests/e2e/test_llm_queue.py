@@ -109,12 +109,12 @@ def test_a_full_queue_is_a_clear_error(llm: LlamaCppLLM, monkeypatch: pytest.Mon
 
 
 def test_the_answer_says_how_long_it_was_queued(home: Path, tmp_path: Path) -> None:
-    service = open_session(get_settings())
-    assert service.ingest_paths([write_report_pdf(tmp_path / "report.pdf")])[0].status == "indexed"
-    held = service.app.llm().queue.acquire()  # another user's generation
+    session = open_session(get_settings())
+    assert session.ingest_paths([write_report_pdf(tmp_path / "report.pdf")])[0].status == "indexed"
+    held = session.app.llm().queue.acquire()  # another user's generation
     threading.Timer(1.5, held.release).start()
     heard: list[int] = []
-    answer = service.ask("What was the Q2 revenue of the Westland region?", AskOptions(on_queued=heard.append))
+    answer = session.ask("What was the Q2 revenue of the Westland region?", AskOptions(on_queued=heard.append))
     assert heard[0] == 1 and heard[-1] == 0
     assert answer.timings_ms["queue_wait_ms"] >= 1000
     assert answer.timings_ms["first_token_ms"] >= answer.timings_ms["queue_wait_ms"]

@@ -26,39 +26,39 @@ NOTES = b"# Forklifts\n\nForklift certification takes two days and is renewed ev
 
 def test_status_options_and_a_switch_that_fails_or_succeeds(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")  # no Ollama: only packaged models are offered
-    service = open_session(get_settings())
-    status = service.app.llm_status()
+    session = open_session(get_settings())
+    status = session.app.llm_status()
     assert (status.state, status.key) == ("not loaded", f"llamacpp:{TEST_LLM}")
 
-    service.app.llm()
-    status = service.app.llm_status()
+    session.app.llm()
+    status = session.app.llm_status()
     assert status.state == "ready" and TEST_LLM in status.label
-    options = {o.key: o for o in service.app.llm_options()}
+    options = {o.key: o for o in session.app.llm_options()}
     assert options[f"llamacpp:{TEST_LLM}"].available
     assert all(o.provider == "llamacpp" for o in options.values())
     assert all(o.available or o.hint.startswith("not installed: run `make models") for o in options.values())
 
     # A model that cannot load: the error says why, and the current model keeps answering.
     with pytest.raises(LLMError, match="neither a packaged model"):
-        service.app.use_llm(LLMChoice(provider="llamacpp", model=str(home / "missing.gguf")))
-    assert service.app.llm_status().key == f"llamacpp:{TEST_LLM}" and service.app.llm_status().state == "ready"
+        session.app.use_llm(LLMChoice(provider="llamacpp", model=str(home / "missing.gguf")))
+    assert session.app.llm_status().key == f"llamacpp:{TEST_LLM}" and session.app.llm_status().state == "ready"
 
     # The same weights as a local .gguf file: a real second load, which then answers.
-    path = service.app.llm().model_path  # type: ignore[attr-defined]
-    llm = service.app.use_llm(LLMChoice(provider="llamacpp", model=str(path)))
-    assert service.app.llm() is llm
-    assert service.models().llm == f"llama.cpp · {path.name}"
-    assert service.app.llm_status().key == f"llamacpp:{path}"
-    assert f"llamacpp:{path}" in {o.key for o in service.app.llm_options()}  # the model in use is always offered
+    path = session.app.llm().model_path  # type: ignore[attr-defined]
+    llm = session.app.use_llm(LLMChoice(provider="llamacpp", model=str(path)))
+    assert session.app.llm() is llm
+    assert session.models().llm == f"llama.cpp · {path.name}"
+    assert session.app.llm_status().key == f"llamacpp:{path}"
+    assert f"llamacpp:{path}" in {o.key for o in session.app.llm_options()}  # the model in use is always offered
     assert "ready" in llm.complete(PROMPT, max_tokens=8, temperature=0.0).lower()
 
 
 def test_a_model_that_cannot_load_is_reported_as_failed(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RAGCHAT_LLM_MODEL", str(home / "missing.gguf"))
-    service = open_session(get_settings())
+    session = open_session(get_settings())
     with pytest.raises(LLMError):
-        service.app.llm()
-    status = service.app.llm_status()
+        session.app.llm()
+    status = session.app.llm_status()
     assert status.state == "failed" and "neither a packaged model" in (status.error or "")
 
 

@@ -42,8 +42,8 @@ QUESTIONS = [
 ]
 
 
-def top_sections(service: Session, bm25_weight: float | None = None) -> list[str]:
-    return [service.search(q, k=1, bm25_weight=bm25_weight).hits[0].chunk.heading_path[-1] for q, _ in QUESTIONS]
+def top_sections(session: Session, bm25_weight: float | None = None) -> list[str]:
+    return [session.search(q, k=1, bm25_weight=bm25_weight).hits[0].chunk.heading_path[-1] for q, _ in QUESTIONS]
 
 
 def test_french_questions_over_an_english_document_after_switching_to_the_multilingual_embedder(

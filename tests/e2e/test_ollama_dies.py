@@ -48,8 +48,8 @@ def dying(monkeypatch: pytest.MonkeyPatch, indexed: Path) -> Iterator[FakeOllama
 
 
 def test_the_partial_answer_is_kept_marked_and_explained(dying: FakeOllama) -> None:
-    service = open_session(get_settings())
-    answer = service.ask(QUESTION, AskOptions(session_id="s1"))
+    session = open_session(get_settings())
+    answer = session.ask(QUESTION, AskOptions(session_id="s1"))
     assert answer.incomplete and not answer.refused
     assert answer.answer.startswith(PARTIAL)
     assert answer.error == f"Ollama at {dying.host} broke off the connection after 2 reply parts: " + (
@@ -58,7 +58,7 @@ def test_the_partial_answer_is_kept_marked_and_explained(dying: FakeOllama) -> N
     assert [c.page for c in answer.citations] == [2]  # the partial text is still checked and cited
     stored = ConversationStore(get_settings().db_path).history("s1")[-1]
     assert stored.incomplete and stored.answer.startswith(PARTIAL)
-    assert "_The model stopped before finishing: Ollama at " in (service.export_conversation("s1") or "")
+    assert "_The model stopped before finishing: Ollama at " in (session.export_conversation("s1") or "")
     logged = QueryLog(get_settings().db_path).entries()[0].error or ""
     assert "broke off the connection after 2 reply parts" in logged  # masked: the host reads [IP]
 

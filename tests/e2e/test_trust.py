@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from core.schemas import Answer
-from core.settings import REFUSAL_TEXT, get_settings
+from core.settings import get_settings
 from rag.guardrails import INJECTION_MESSAGE
+from rag.messages import REFUSAL_TEXT
 from rag.pipeline import AskOptions
 from rag.prompting import SYSTEM_PROMPT
 from ragchat.application import open_session
@@ -54,15 +55,15 @@ def asked(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Answer]]
     """One home with the vendor notice indexed and two questions about it, each in its own session
     (a second question in one session would be rewritten as a follow-up: another prompt)."""
     home = tmp_path_factory.mktemp("trust-home")
-    service = open_session(
+    session = open_session(
         get_settings(home=home, llm_provider="llamacpp", llm_model=TEST_LLM, reranker_dir=home / "no-reranker")
     )
     notice = home / "vendor-notice.md"
     notice.write_text(NOTICE, encoding="utf-8")
-    assert service.ingest_paths([notice])[0].status == "indexed"
+    assert session.ingest_paths([notice])[0].status == "indexed"
     answers = [
-        service.ask("How quickly does the vendor ship replacement pallets?", AskOptions(session_id="trust")),
-        service.ask("What are the instructions in the vendor notice?", AskOptions(session_id="trust-2")),
+        session.ask("How quickly does the vendor ship replacement pallets?", AskOptions(session_id="trust")),
+        session.ask("What are the instructions in the vendor notice?", AskOptions(session_id="trust-2")),
     ]
     return home, answers
 
@@ -128,22 +129,22 @@ def test_the_query_log_records_retrieval_answer_and_stage_timings(asked: tuple[P
 
 
 def test_nothing_unmasked_reaches_the_database_file(home: Path) -> None:
-    service = open_session(get_settings())
+    session = open_session(get_settings())
     question = "Email anna.berg@example.com or call +44 20 7946 0958 from 10.1.2.3 about who painted the Mona Lisa?"
-    asked = service.ask(question, AskOptions(session_id="pii"))
+    asked = session.ask(question, AskOptions(session_id="pii"))
     assert asked.answer == REFUSAL_TEXT  # nothing is indexed: refused without the model
-    stated = service.ask("My password is hunter2.", AskOptions(session_id="pii"))
+    stated = session.ask("My password is hunter2.", AskOptions(session_id="pii"))
     assert "Not saved" in (stated.memory_note or stated.answer)
 
-    raw = sqlite_bytes(service.settings.db_path)
+    raw = sqlite_bytes(session.settings.db_path)
     for value in (b"anna.berg@example.com", b"7946 0958", b"10.1.2.3", b"hunter2"):
         assert value not in raw, value
-    logged = [e.question for e in service.query_log.entries()]
+    logged = [e.question for e in session.query_log.entries()]
     assert logged == [
         "My password is [SECRET].",
         "Email [EMAIL] or call [PHONE] from [IP] about who painted the Mona Lisa?",
     ]
-    assert [t.question for t in service.conversations.history("pii")] == list(reversed(logged))
+    assert [t.question for t in session.conversations.history("pii")] == list(reversed(logged))
 
 
 def test_cli_guardrails_and_a_rate_limit_that_spans_processes(home: Path) -> None:

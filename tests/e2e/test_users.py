@@ -26,7 +26,7 @@ NOTE = "# Travel policy\n\nThe Zephyr office reimburses train tickets in first c
 NOTE_QUERY = "Zephyr office train tickets first class"
 
 
-def service_at(home: Path, **overrides: object) -> Session:
+def session_at(home: Path, **overrides: object) -> Session:
     return open_session(
         get_settings(
             home=home, llm_provider="llamacpp", llm_model=TEST_LLM, reranker_dir=home / "no-reranker", **overrides
@@ -49,7 +49,7 @@ def shared_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def root(shared_home: Path) -> Session:
-    return service_at(shared_home)
+    return session_at(shared_home)
 
 
 def test_two_users_stating_facts_at_once_each_get_only_their_own(root: Session, shared_home: Path) -> None:
@@ -57,9 +57,9 @@ def test_two_users_stating_facts_at_once_each_get_only_their_own(root: Session, 
     assert root.app.session("ALICE") is alice and bob.user == "bob" and root.app.session(None) is root
     start = threading.Barrier(2)
 
-    def say(service: Session, session: str, message: str) -> Answer:
+    def say(session: Session, conversation: str, message: str) -> Answer:
         start.wait(timeout=60)
-        return service.ask(message, AskOptions(session_id=session))
+        return session.ask(message, AskOptions(session_id=conversation))
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         said_by_alice = pool.submit(say, alice, "alice-1", "I'm a Project Finance Analyst.")
@@ -137,7 +137,7 @@ def test_cli_memory_of_a_named_user(root: Session, shared_home: Path) -> None:
 
 @pytest.mark.parametrize("documents", ["per_user", "shared"])
 def test_documents_are_per_user_or_shared_as_set(tmp_path: Path, documents: str) -> None:
-    root = service_at(tmp_path / "home", documents=documents)
+    root = session_at(tmp_path / "home", documents=documents)
     alice, bob = root.app.session("alice"), root.app.session("bob")
     note = tmp_path / "travel.md"
     note.write_text(NOTE, encoding="utf-8")

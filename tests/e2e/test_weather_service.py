@@ -197,8 +197,8 @@ class BrokenLLM(LLM):
 
 
 def test_a_failing_model_keeps_the_analysis_and_says_why(server: ReplayServer) -> None:
-    service = open_session(get_settings(), llm=BrokenLLM())
-    analysis = service.app.weather(WeatherRequest(city="London", days=7))
+    session = open_session(get_settings(), llm=BrokenLLM())
+    analysis = session.app.weather(WeatherRequest(city="London", days=7))
     assert analysis.daily and analysis.analytics.temperature_mean is not None
     assert analysis.explanation is None
     assert analysis.explanation_note == (
@@ -207,8 +207,8 @@ def test_a_failing_model_keeps_the_analysis_and_says_why(server: ReplayServer) -
 
 
 def test_the_real_model_explains_the_computed_figures(server: ReplayServer) -> None:
-    service = open_session(get_settings())
-    analysis = service.app.weather(WeatherRequest(city="London", days=7))
+    session = open_session(get_settings())
+    analysis = session.app.weather(WeatherRequest(city="London", days=7))
     assert analysis.explanation and len(analysis.explanation) > 40
     assert analysis.explanation_model is not None and "qwen2.5-coder-0.5b" in analysis.explanation_model
     assert analysis.timings_ms["explain_ms"] > 0

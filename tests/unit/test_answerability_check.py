@@ -12,10 +12,12 @@ import pytest
 
 from core.schemas import Evidence, Given, Hit
 from providers.llm.base import LLM, ChatMessage, LLMError, QueueListener, Sampling, Token
+from providers.llm.generation_queue import QueueWait
 from rag import answerability
 from rag.answer_format import Reply
 from rag.answerability import CHECK_SIGNAL, Abstention, Calibration, decide, recheck
 from rag.prompting import CHECK_SYSTEM_PROMPT
+from rag.question import AskOptions, QuestionState
 from rag.stages import CheckAnswerability
 from tests.chunks import text_hit
 
@@ -115,29 +117,34 @@ class OneToken(LLM):
 def test_the_check_asks_one_token_over_the_same_evidence_and_rescores(calibrated: Calibration) -> None:
     llm = OneToken(p_none=0.9)
     first = Abstention(score=0.4, refuse=False, threshold=0.9, calibrated=True, signals=dict(SIGNALS))
-    timings: dict[str, float] = {}
-    checked = CheckAnswerability(lambda: llm, True, 20).run(
-        first, "When did it open?", "When did the harbour open?", GIVEN, "balanced", timings, None
-    )
+    state = asked("When did it open?", "When did the harbour open?")
+    checked = CheckAnswerability(lambda: llm, True, 20).run(state, first)
     assert checked.refuse and checked.signals[CHECK_SIGNAL] == pytest.approx(0.9)
     ((messages, sampling),) = llm.calls
     assert messages[0].content == CHECK_SYSTEM_PROMPT  # the same system prompt every time
     assert "[1] (harbour.pdf, p. 2)\nThe harbour opened in 1871." in messages[1].content
     assert messages[1].content.endswith("Question: When did the harbour open?")  # the question on its own
     assert sampling.max_tokens == 1 and sampling.top_logprobs == 20 and sampling.temperature == 0.0
-    assert "check_ms" in timings
+    assert "check_ms" in state.timings
 
 
 def test_no_check_when_off_failing_or_already_refused(calibrated: Calibration) -> None:
     first = Abstention(score=0.4, refuse=False, threshold=0.9, calibrated=True, signals=dict(SIGNALS))
-    args = ("When did it open?", "When did it open?", GIVEN, "balanced", {}, None)
+    state = asked("When did it open?")
     off = OneToken(0.9)
-    assert CheckAnswerability(lambda: off, False, 20).run(first, *args) is first and not off.calls
+    assert CheckAnswerability(lambda: off, False, 20).run(state, first) is first and not off.calls
     failing = OneToken(0.9, fail=True)
-    assert CheckAnswerability(lambda: failing, True, 20).run(first, *args) is first and failing.calls
+    assert CheckAnswerability(lambda: failing, True, 20).run(state, first) is first and failing.calls
     refused = Abstention(score=0.95, refuse=True, threshold=0.9, calibrated=True, signals=dict(SIGNALS))
     quiet = OneToken(0.9)
-    assert CheckAnswerability(lambda: quiet, True, 20).run(refused, *args) is refused and not quiet.calls
+    assert CheckAnswerability(lambda: quiet, True, 20).run(state, refused) is refused and not quiet.calls
     other = OneToken(0.9)
     other.label = "ollama · llama3.2"  # no calibration with the check: not worth a call
-    assert CheckAnswerability(lambda: other, True, 20).run(first, *args) is first and not other.calls
+    assert CheckAnswerability(lambda: other, True, 20).run(state, first) is first and not other.calls
+
+
+def asked(question: str, search_query: str = "") -> QuestionState:
+    """The question's state once the evidence is given, as the answer's assembling stage checks it."""
+    state = QuestionState(question, AskOptions(), "balanced", QueueWait(), search_query=search_query)
+    state.given = GIVEN
+    return state

@@ -1,8 +1,9 @@
 from __future__ import annotations
 
 from core.schemas import Hit
-from core.settings import REFUSAL_TEXT, Settings
+from core.settings import Settings
 from rag.citations import CitationRules, best_snippet, is_refusal, recite, resolve_citations
+from rag.messages import REFUSAL_TEXT
 from tests.chunks import text_hit
 
 RULES = CitationRules.from_settings(Settings())

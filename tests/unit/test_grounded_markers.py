@@ -8,8 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.schemas import Answer, Retrieval
-from core.settings import REFUSAL_TEXT, get_settings
+from core.settings import get_settings
 from eval.metrics import model_cited_share
+from rag.messages import REFUSAL_TEXT
 from rag.pipeline import AskOptions
 from tests.pipeline_parts import build_pipeline
 from tests.recording_llm import RecordingLLM

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from core.schemas import Retrieval
-from core.settings import REFUSAL_TEXT, get_settings
+from core.settings import get_settings
 from providers.llm.base import LLMError
 from providers.llm.factory import resolve_llm
 from providers.llm.ollama_provider import ollama_models
@@ -20,6 +20,7 @@ from providers.packaged_models import (
     best_installed_gguf,
     gguf_installed,
 )
+from rag.messages import REFUSAL_TEXT
 from rag.pipeline import AskOptions
 from tests.ollama_fake import FakeOllama
 from tests.pipeline_parts import build_pipeline

@@ -7,9 +7,8 @@ from pathlib import Path
 
 from core.language import LanguageDetector
 from core.schemas import Hit, MemoryOutcome, MemorySkip, MemoryWrite
-from core.settings import REFUSAL_TEXT
 from rag.guardrails import INJECTION_MESSAGE, Guardrails
-from rag.messages import MESSAGES, memory_note, message
+from rag.messages import MESSAGES, REFUSAL_TEXT, memory_note, message
 from rag.prompting import build_messages
 from rag.rate_limit import RateLimiter
 from tests.chunks import text_hit

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rag.anchoring import restate, states, stating_sentence
+from rag.anchoring import anchor, states, stating_sentence
 from tests.unit.test_citations import _hit
 from tests.unit.test_grounded_markers import ask
 
@@ -34,11 +34,11 @@ def test_the_stating_sentence_shares_most_terms_with_the_question() -> None:
 
 def test_restate_replaces_only_an_answer_that_does_not_state_its_phrase() -> None:
     question = "Who was the Norse leader?"
-    assert restate("The leader was Rollo [1].", "Rollo", question, NORSE) is None
-    assert restate("The Normans had a great impact on Europe [1].", None, question, NORSE) is None
-    assert restate("The Normans had a great impact on Europe [1].", "Duncan", question, NORSE) is None
+    assert anchor("The leader was Rollo [1].", "Rollo", question, NORSE) is None
+    assert anchor("The Normans had a great impact on Europe [1].", None, question, NORSE) is None
+    assert anchor("The Normans had a great impact on Europe [1].", "Duncan", question, NORSE) is None
     assert (
-        restate("The Normans had a great impact on Europe [1].", "Rollo", question, NORSE)
+        anchor("The Normans had a great impact on Europe [1].", "Rollo", question, NORSE)
         == "Their leader Rollo agreed to swear fealty to King Charles III [1]."
     )
 
@@ -73,6 +73,6 @@ def test_a_withheld_reply_is_not_restated(tmp_path: Path) -> None:
 
 def test_a_table_row_is_restated_as_its_cells() -> None:
     rows = [_hit(1, "| City | Employees | Kind\n| Torrance | 388 | Layoff Permanent")]
-    assert restate("Toyota closed a plant [1].", "388", "How many employees in Torrance?", rows) == (
+    assert anchor("Toyota closed a plant [1].", "388", "How many employees in Torrance?", rows) == (
         "Torrance, 388, Layoff Permanent [1]."
     )
