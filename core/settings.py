@@ -1,8 +1,8 @@
 """All configuration in one place: environment variables (RAGCHAT_*), then a .env file, then defaults.
 
 Every tunable the pipeline reads lives here, grouped by concern: one class per group below, all
-merged into `Settings`. Environment names stay flat (`RAGCHAT_BM25_WEIGHT`), as the contract in the
-README says. The README's configuration table is generated from these classes
+merged into `Settings`. Environment names stay flat (`RAGCHAT_BM25_WEIGHT`), as the project's contract
+names them. The full configuration table, docs/configuration.md, is generated from these classes
 (`python -m scripts.settings_table --write`), and a test fails when it is out of date.
 """
 
@@ -89,7 +89,9 @@ class LLMSettings(BaseModel):
     """The answering model: which provider and model, and how it generates."""
 
     llm_provider: Literal["auto", "llamacpp", "ollama", "openai"] = Field(
-        default="auto", description="auto: Ollama when a server answers, else the embedded llama.cpp model."
+        default="auto",
+        description="auto: Ollama when a server serves the model (llama3.2 or RAGCHAT_LLM_MODEL), "
+        "else the embedded llama.cpp model.",
     )
     llm_model: str | None = Field(
         default=None,
@@ -610,7 +612,7 @@ class EvalSettings(BaseModel):
     )
 
 
-# The groups, in the order the README's table lists them.
+# The groups, in the order docs/configuration.md lists them.
 SETTING_GROUPS: tuple[type[BaseModel], ...] = (
     DataSettings,
     LLMSettings,
@@ -630,7 +632,7 @@ SETTING_GROUPS: tuple[type[BaseModel], ...] = (
 
 
 class Settings(BaseSettings, *reversed(SETTING_GROUPS)):  # type: ignore[misc]
-    """Runtime settings: every group above, read from RAGCHAT_* variables (the names the README's contract lists)."""
+    """Runtime settings: every group above, read from RAGCHAT_* variables (the names the project's contract lists)."""
 
     # Errors name the setting and the reason but never echo the value: some values are secrets (tokens, keys).
     model_config = SettingsConfigDict(

@@ -83,7 +83,8 @@ def _chosen_dataset(choice: str, settings: Settings) -> EvalDataset | None:
         "A JSONL dataset and the documents it asks about",
         type=["jsonl", *DOCUMENT_TYPES],
         accept_multiple_files=True,
-        help="Format: eval/dataset.py and README. Uploaded documents replace those the dataset's header names.",
+        help="Format: eval/dataset.py and docs/evaluation.md. "
+        "Uploaded documents replace those the dataset's header names.",
     )
     datasets = [u for u in uploads or [] if u.name.lower().endswith(".jsonl")]
     if len(datasets) != 1:

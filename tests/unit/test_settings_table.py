@@ -1,10 +1,11 @@
-"""One home per setting: every field of Settings belongs to one group, has a description, and the
-README's configuration table is exactly what scripts/settings_table.py generates from them."""
+"""One home per setting: every field of Settings belongs to one group and has a description,
+docs/configuration.md's table is exactly what scripts/settings_table.py generates from them, and the
+README's short table names only real settings, with their real defaults."""
 
 from __future__ import annotations
 
 from core.settings import SETTING_GROUPS, Settings
-from scripts.settings_table import README, readme_with_table, table
+from scripts.settings_table import CONFIGURATION, END, README, START, defaults, named_rows, table, with_table
 
 
 def test_every_setting_is_in_exactly_one_group_and_described() -> None:
@@ -14,9 +15,22 @@ def test_every_setting_is_in_exactly_one_group_and_described() -> None:
     assert undescribed == []
 
 
-def test_the_readme_table_is_generated_from_the_settings() -> None:
-    readme = README.read_text(encoding="utf-8")
-    assert readme == readme_with_table(readme), (
-        "README.md's configuration table is out of date: run `.venv/bin/python -m scripts.settings_table --write`"
+def test_the_configuration_page_is_generated_from_the_settings() -> None:
+    page = CONFIGURATION.read_text(encoding="utf-8")
+    assert page.count(START) == 1 and page.count(END) == 1
+    assert page == with_table(page), (
+        "docs/configuration.md's settings table is out of date: "
+        "run `.venv/bin/python -m scripts.settings_table --write`"
     )
     assert "`RAGCHAT_REFUSAL_THRESHOLD`" in table() and "`OLLAMA_HOST`" in table()
+    assert len(named_rows(table())) == len(Settings.model_fields)
+
+
+def test_the_readme_names_real_settings_with_their_defaults() -> None:
+    rows = named_rows(README.read_text(encoding="utf-8"))
+    assert len(rows) >= 10, "the README's table of the settings people change most is missing"
+    known = defaults()
+    unknown = [name for name, _ in rows if name not in known]
+    assert unknown == [], f"README names settings that do not exist: {unknown}"
+    wrong = {name: (shown, known[name]) for name, shown in rows if shown != known[name]}
+    assert wrong == {}, f"README shows other defaults than core/settings.py (shown, real): {wrong}"
