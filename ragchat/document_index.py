@@ -25,6 +25,7 @@ from core.settings import Settings
 from core.user_space import UserSpace
 from ingestion.bm25_index import BM25Index
 from ingestion.indexer import Indexer, Progress, no_progress, source_name
+from ingestion.maintenance import IndexMaintenance
 from ingestion.ocr import Tesseract
 from ingestion.registry import Registry
 from ingestion.write_lock import WaitListener, WriteLock, WriterBusy, WriterInfo
@@ -80,6 +81,17 @@ class DocumentIndex:
         return BM25Index(self._space.bm25_path)
 
     @cached_property
+    def maintenance(self) -> IndexMaintenance:
+        """Recovery, reconciliation, delete and rebuild of this index, and its manifest check."""
+        return IndexMaintenance(
+            self.settings,
+            lambda texts: self._embedder().embed(texts),  # loaded on the first embedding, not to check the store
+            self.store,
+            self.bm25,
+            self.registry,
+        )
+
+    @cached_property
     def indexer(self) -> Indexer:
         indexer = Indexer(
             self.settings,
@@ -87,6 +99,7 @@ class DocumentIndex:
             self.store,
             self.bm25,
             self.registry,
+            self.maintenance,
             Tesseract.from_settings(self.settings),
         )
         return indexer
@@ -118,8 +131,8 @@ class DocumentIndex:
             if not repair:
                 yield IndexOpened(recovered_versions=0)
                 return
-            recovered = self.indexer.recover()
-            self.indexer.reconcile()
+            recovered = self.maintenance.recover()
+            self.maintenance.reconcile()
             if recovered:
                 log.warning("recovered the index: removed %d unfinished document version(s)", recovered)
             yield IndexOpened(recovered_versions=recovered)
@@ -189,7 +202,7 @@ class DocumentIndex:
         existed = doc_id in self.registry.live_versions()
         self.registry.request_stop(doc_id)
         with self.writing(f"deleting {source}", source=source_name(source)):
-            deleted = self.indexer.delete(source)
+            deleted = self.maintenance.delete(source)
             self.summaries.keep_only(self.registry.live_versions())
             return deleted or (existed and doc_id not in self.registry.live_versions())
 
@@ -213,7 +226,7 @@ class DocumentIndex:
 
     def reindex(self, progress: Progress = no_progress) -> list[IngestResult]:
         with self.writing("the index rebuild", repair=False):
-            results = self.indexer.rebuild(progress)
+            results = self.maintenance.rebuild(progress)
         self._checked = False
         return results
 
@@ -223,7 +236,7 @@ class DocumentIndex:
         writes nothing: it takes in what other processes committed to BM25 since it last looked."""
         self.bm25.reload_if_changed()
         if not self._checked:
-            self.indexer.require_current_index()
+            self.maintenance.require_current_index()
             self._checked = True
 
 

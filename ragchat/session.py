@@ -43,6 +43,7 @@ from rag.messages import memory_note
 from rag.pipeline import AnswerPipeline, AnswerStream, AskOptions
 from rag.query_log import QueryLog
 from rag.rate_limit import RateLimiter
+from rag.stages import Retrieve
 from rag.support import SupportChecker
 from ragchat.document_index import DocumentIndex, IndexOpened
 from ragchat.ingest_jobs import IngestJobs
@@ -158,7 +159,7 @@ class Session:
 
     def index_problems(self) -> list[str]:
         """Why the index does not fit the current settings; [] when it does (see `reindex`)."""
-        return self.document_index.indexer.index_problems()
+        return self.document_index.maintenance.index_problems()
 
     def resume(self, progress: Progress = no_progress) -> list[IngestResult]:
         """Finish embedding the documents an interrupted ingest left searchable by keyword only,
@@ -172,10 +173,15 @@ class Session:
     def search(
         self, query: str, k: int | None = None, bm25_weight: float | None = None, rerank: bool = True
     ) -> Retrieval:
-        """The same retrieval a question gets (AnswerPipeline.search): same defaults, same filters."""
-        self._warm_up(self.pipeline.detect_language)
+        """The retrieval a question gets (the answer path's Retrieve stage): same defaults, same filters.
+        Only reads: the answer path's stores (which create their tables) are not opened for it."""
+        self._warm_up(self.retrieve.detect)
         self.document_index.require_current()
-        return self.pipeline.search(query, k, bm25_weight, rerank)
+        return self.retrieve.run(query, k, bm25_weight, rerank)
+
+    @cached_property
+    def retrieve(self) -> Retrieve:
+        return Retrieve(self.document_index.retriever, self.settings, LanguageDetector.from_settings(self.settings))
 
     def _warm_up(self, detect: LanguageDetector) -> None:
         """A first search waits for Chroma (import and open: ~1 s at 100k chunks), the embedder (~0.45 s)

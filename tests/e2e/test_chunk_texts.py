@@ -78,5 +78,5 @@ def test_chunks_an_earlier_release_stored_in_chroma_are_still_read(home: Path) -
     for weight in (0.0, 1.0):
         hits = reopened.search("heron colony", k=3, bm25_weight=weight).hits
         assert [h.chunk for h in hits] == [chunks[cid] for cid in ids]
-    assert reopened.document_index.indexer.rebuild_keyword_index() == len(ids)
+    assert reopened.document_index.maintenance.rebuild_keyword_index() == len(ids)
     assert reopened.search("wardens", k=3, bm25_weight=1.0).hits[0].chunk.text == chunks[ids[0]].text

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragchat.cli import _QueueNotice
+from ragchat.cli.ask import _QueueNotice
 
 
 def test_the_notice_says_each_new_place_once_and_when_the_turn_comes(capsys: pytest.CaptureFixture[str]) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import ragchat.cli
+import ragchat.cli.app
 import ragchat.process_models
 from bench.rss_sampler import rss_mib
 from core.heap import give_back_free_memory, with_arena_limit
@@ -95,6 +96,6 @@ def test_ragchat_ui_starts_streamlit_with_the_arena_limit(monkeypatch: pytest.Mo
     started: list[dict[str, str]] = []
     monkeypatch.delenv("MALLOC_ARENA_MAX", raising=False)
     monkeypatch.setenv("RAGCHAT_MALLOC_ARENAS", "3")
-    monkeypatch.setattr(ragchat.cli.subprocess, "call", lambda command, env: started.append(env) or 0)
+    monkeypatch.setattr(ragchat.cli.app.subprocess, "call", lambda command, env: started.append(env) or 0)
     assert ragchat.cli.main(["ui", "--port", "8599"]) == 0
     assert started[0]["MALLOC_ARENA_MAX"] == "3"
