@@ -16,6 +16,7 @@ import numpy as np
 
 from core.schemas import Answer, Chunk
 from eval.dataset import GoldEvidence
+from ingestion.tables import without_labels
 from rag.answer_format import UNCOVERED_OPENING
 from rag.citations import split_sentences
 
@@ -79,8 +80,10 @@ def contains_answer(prediction: str, references: Sequence[str]) -> float | None:
 
 
 def normalize_passage(text: str) -> str:
-    """Whitespace-insensitive, case-insensitive form for finding a gold passage in a chunk."""
-    return " ".join(text.split()).casefold()
+    """Whitespace-insensitive, case-insensitive form for finding a gold passage in a chunk. Table rows
+    are compared without their column names (ingestion/tables.py), as the gold passages of tables
+    written before rows were labelled give them."""
+    return " ".join(without_labels(text).split()).casefold()
 
 
 def has_evidence(chunk: Chunk, evidence: GoldEvidence) -> bool:

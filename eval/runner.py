@@ -25,6 +25,7 @@ from core.settings import Settings
 from eval import metrics
 from eval.dataset import EvalDataset, EvalQuestion
 from eval.ragas_metrics import JUDGED_METRICS, NON_LLM_METRICS, RagasScorer
+from eval.readability import readable
 from eval.results import (
     Aggregate,
     CitedSource,
@@ -86,6 +87,7 @@ METRICS: dict[str, str] = {
     "refusal_accuracy": "unanswerable or out-of-scope question refused, with no citations",
     "false_refusal_rate": "answerable question refused",
     "model_cited_sentences": "share of an answer's sentences that carry a citation the model wrote itself",
+    "readable": "the answer reads as sentences: a verb, no table cells, spliced lines or glued marks (answered)",
 }
 LATENCY_STAGES = ("rewrite_ms", "retrieve_ms", "first_token_ms", "first_visible_ms", "generate_ms", "total_ms")
 TARGETS: tuple[tuple[str, str, float], ...] = (
@@ -265,6 +267,7 @@ def score_question(
         "refusal_accuracy": metrics.refusal_correct(question.answerable, answer.refused, len(answer.citations)),
         "false_refusal_rate": metrics.false_refusal(question.answerable, answer.refused),
         "model_cited_sentences": metrics.model_cited_share(answer) if not answer.refused else None,
+        "readable": float(readable(answer.answer, answer.language == "en")) if not answer.refused else None,
     }
     ragas_scores: dict[str, MetricValue] = {}
     if scorer is not None:

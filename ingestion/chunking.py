@@ -20,10 +20,11 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from core.language import LanguageDetector
-from core.schemas import Chunk, ChunkKind, Document, FileType, Page
+from core.schemas import Chunk, ChunkKind, Document, FileType, Page, PageHeading
+from ingestion.outline import Outline
 
 # Bumped when the rules change what chunks a document gets; recorded in the index manifest.
-CHUNKER_VERSION = 2
+CHUNKER_VERSION = 3
 BLOCK_CHARS = 20_000
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t]*(?:[ \t]#+[ \t]*)?$")
@@ -102,6 +103,36 @@ def markdown_sections(text: str) -> list[Section]:
     return sections
 
 
+def outlined_sections(page: Page, outline: Outline) -> list[Section]:
+    """A PDF page cut at its heading lines (ingestion/outline.py), each part under the heading path
+    open where it starts; the part before the page's first heading goes on under the last page's."""
+    outline.first_page(page.headings)
+    starts: list[tuple[int, PageHeading]] = []
+    cursor = 0
+    for heading in page.headings:
+        found = _line_at(page.text, heading.title, cursor)
+        if found is not None:
+            starts.append((found, heading))
+            cursor = found + 1
+    sections: list[Section] = []
+    previous = 0
+    for start, heading in starts:
+        if page.text[previous:start].strip():
+            sections.append(Section(previous, page.text[previous:start], outline.path))
+        outline.enter(heading)
+        previous = start
+    if page.text[previous:].strip():
+        sections.append(Section(previous, page.text[previous:], outline.path))
+    return sections
+
+
+def _line_at(text: str, title: str, start: int) -> int | None:
+    """Where a line holding just `title` (whatever its spacing) begins, at or after `start`."""
+    pattern = r"\s+".join(re.escape(word) for word in title.split())
+    found = re.compile(rf"(?m)^[ \t]*{pattern}[ \t]*$").search(text, start)
+    return found.start() if found else None
+
+
 def blocks(text: str, limit: int = BLOCK_CHARS) -> Iterable[tuple[int, str]]:
     """(offset, piece) pieces of at most `limit` characters, cut at a blank line, else a line break,
     else a space, else anywhere."""
@@ -150,16 +181,24 @@ def chunk_page(
     chunk_overlap: int,
     first_index: int = 0,
     detector: LanguageDetector | None = None,
+    outline: Outline | None = None,
 ) -> list[Chunk]:
     """The chunks of one page; chunk_index continues from first_index across a document. Each chunk
     carries its language (`detector`'s, the default one's when None); a chunk too short to tell
-    (a heading, a row of figures) takes its page's."""
+    (a heading, a row of figures) takes its page's. `outline` follows a PDF's headings from page to
+    page (pages in order): each chunk gets its section path and the document's title."""
     splitter = _splitter(chunk_size, chunk_overlap)
     detect = detector or _default_detector()
     # Detected only when a chunk is too short to tell (most pages never are), then once.
     page_lang = cache(lambda: detect(page.text))
 
-    sections = markdown_sections(page.text) if owner.file_type == "md" else [Section(0, page.text)]
+    if owner.file_type == "md":
+        sections = markdown_sections(page.text)
+    elif outline is not None:
+        sections = outlined_sections(page, outline)
+    else:
+        sections = [Section(0, page.text)]
+    title = outline.title if outline is not None else ""
     chunks: list[Chunk] = []
 
     text_file = owner.file_type != "pdf"
@@ -179,6 +218,7 @@ def chunk_page(
                 char_start=start,
                 char_end=start + len(piece),
                 heading_path=list(section.heading_path),
+                title=title,
                 kind=section.kind,
                 line_start=first_line,
                 line_end=None if first_line is None else first_line + piece.rstrip("\n").count("\n"),
@@ -206,9 +246,10 @@ def _default_detector() -> LanguageDetector:
     return LanguageDetector()
 
 
-def chunk_document(document: Document, chunk_size: int, chunk_overlap: int) -> list[Chunk]:
+def chunk_document(document: Document, chunk_size: int, chunk_overlap: int, title: str = "") -> list[Chunk]:
     owner = ChunkSource(document.doc_id, document.content_hash, document.source, document.file_type)
+    outline = Outline(title) if document.file_type == "pdf" else None
     chunks: list[Chunk] = []
     for page in document.pages:
-        chunks.extend(chunk_page(owner, page, chunk_size, chunk_overlap, len(chunks)))
+        chunks.extend(chunk_page(owner, page, chunk_size, chunk_overlap, len(chunks), outline=outline))
     return chunks

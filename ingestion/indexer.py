@@ -44,6 +44,7 @@ from ingestion.chunking import ChunkSource, chunk_page
 from ingestion.errors import IndexOutOfDate, IngestCancelled
 from ingestion.maintenance import IndexMaintenance, Progress, no_progress
 from ingestion.ocr import INSTALL_HINT, Tesseract
+from ingestion.outline import Outline
 from ingestion.parsers import (
     ParsedFile,
     ParseError,
@@ -268,11 +269,12 @@ class Indexer:
             self._registry.add_pages(doc_id, version, batch.pages, batch.redactions)
             self._registry.add_chunks_to_embed(doc_id, version, batch.chunks)
             keyword_ids.extend(c.chunk_id for c in batch.chunks)
-            keyword_texts.extend(c.text for c in batch.chunks)
+            keyword_texts.extend(c.keyword_text for c in batch.chunks)
             keyword_langs.extend(c.lang for c in batch.chunks)
             batch.chunks, batch.pages, batch.redactions = [], [], []
 
-        with closing(_pages_ahead(parsed, redactor, self._settings, cancel)) as pages:
+        outline = Outline(parsed.title) if parsed.file_type == "pdf" else None
+        with closing(_pages_ahead(parsed, redactor, self._settings, cancel, outline)) as pages:
             for page, chunks, found in pages:
                 state.pages_done += 1
                 state.chunks += len(chunks)
@@ -312,6 +314,7 @@ class Indexer:
             redactions=redactions,
             warnings=[*parsed.warnings, *_warnings(parsed, no_text, ocr_read, self._ocr, redactions)],
             pending_chunks=len(keyword_ids),
+            title=outline.title if outline is not None else "",
         )
         if self._registry.get(doc_id) is not None:
             return record, None
@@ -413,10 +416,15 @@ _DONE = object()
 
 
 def _pages_ahead(
-    parsed: ParsedFile, redactor: Redactor | None, settings: Settings, cancel: threading.Event
+    parsed: ParsedFile,
+    redactor: Redactor | None,
+    settings: Settings,
+    cancel: threading.Event,
+    outline: Outline | None = None,
 ) -> Iterator[tuple[Page, list[Chunk], list[Redaction]]]:
     """(page, its chunks, its redactions), read and chunked by a worker thread at most QUEUE_PAGES
-    ahead of the consumer. PDFium and the ONNX runtime release the GIL, so reading overlaps embedding."""
+    ahead of the consumer. PDFium and the ONNX runtime release the GIL, so reading overlaps embedding.
+    `outline` follows a PDF's headings across its pages (its title is read once they are done)."""
     owner = ChunkSource(doc_id_for(parsed.source), parsed.content_hash, parsed.source, parsed.file_type)
     detector = LanguageDetector.from_settings(settings)
     ahead: queue.Queue[object] = queue.Queue(maxsize=QUEUE_PAGES)
@@ -441,7 +449,7 @@ def _pages_ahead(
                 if redactor is not None and page.text:
                     text, found = redactor.redact(page.text, page.number)
                     page = page.model_copy(update={"text": text})
-                chunks = chunk_page(owner, page, settings.chunk_size, settings.chunk_overlap, count, detector)
+                chunks = chunk_page(owner, page, settings.chunk_size, settings.chunk_overlap, count, detector, outline)
                 count += len(chunks)
                 if not put((page, chunks, found)):
                     break

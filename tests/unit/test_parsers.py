@@ -19,7 +19,8 @@ def test_pdf_pages_and_table_rows(tmp_path: Path) -> None:
     assert document.source == "report.pdf"
     assert [p.number for p in document.pages] == [1, 2, 3]
     assert [p.table_count for p in document.pages] == [0, 1, 0], "only the ruled page goes through pdfplumber"
-    assert "Westland | 7.35 million | 8.15 million" in document.pages[1].text
+    assert "Region | Q1 revenue | Q2 revenue\nRegion: North | Q1 revenue: 4.2 million" in document.pages[1].text
+    assert "Region: Westland | Q1 revenue: 7.35 million | Q2 revenue: 8.15 million" in document.pages[1].text
     assert document.pages[1].text.count("Westland") == 1, "table text must not be duplicated"
     assert "640 people" in document.pages[0].text
     assert "\r" not in document.pages[0].text

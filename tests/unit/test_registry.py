@@ -152,3 +152,22 @@ def test_chunks_to_embed_come_in_order_from_a_position_on(tmp_path: Path) -> Non
     assert [c.chunk_id for c in following] == ["c2", "c3"]
     assert registry.mark_embedded(doc_id, "h1", ["c0", "c1"]) == 3
     assert [c.chunk_id for c in registry.chunks_to_embed(doc_id, "h1", 10)] == ["c2", "c3", "c4"]
+
+
+def test_a_page_keeps_its_headings_and_an_older_pages_table_gets_the_column(tmp_path: Path) -> None:
+    import sqlite3
+
+    from core.schemas import Page, PageHeading
+
+    db = tmp_path / "r.sqlite3"
+    with sqlite3.connect(db) as conn:  # the pages table as an earlier release made it
+        conn.execute(
+            "CREATE TABLE pages (doc_id TEXT NOT NULL, content_hash TEXT NOT NULL, number INTEGER NOT NULL, "
+            "text TEXT NOT NULL, ocr INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (doc_id, content_hash, number))"
+        )
+        conn.execute("INSERT INTO pages VALUES ('d', 'h0', 1, 'old page', 0)")
+    registry = Registry(db)
+    assert [p.headings for p in registry.pages("d", "h0")] == [[]]
+    heading = PageHeading(title="1.2 Filters", size=13.0)
+    registry.add_pages("d", "h1", [Page(number=1, text="1.2 Filters\nChange them.", headings=[heading])], [])
+    assert registry.page("d", "h1", 1).headings == [heading]

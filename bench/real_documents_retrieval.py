@@ -1,0 +1,122 @@
+"""Retrieval on real documents, without the model: does a question's gold passage reach the model?
+
+Indexes the documents of a question set (default: eval/datasets/real_documents, fetched by its
+fetch.py) in a home of its own, then for each answerable question runs the retrieval a question gets
+(`Session.search`, the pipeline's one door) and the evidence selection after it, and records:
+
+- hit@4: a gold passage is in one of the top 4 chunks (the `hit_rate` of `ragchat eval`);
+- hit@candidates: it is anywhere among the fused candidates (what a wider pool could still reach);
+- evidence: a reference answer occurs in the evidence the model would be given;
+- the rank of the first gold chunk among the candidates.
+
+Settings can be overridden (`--set fusion=rrf --set evidence_candidates=12`) to measure one lever at a
+time; a lever that changes what is indexed needs its own `--home`. No LLM runs.
+
+    .venv/bin/python bench/real_documents_retrieval.py --home /tmp/rd-home --label today
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from core.schemas import Hit, MemoryFacts
+from core.settings import get_settings
+from eval.dataset import EvalQuestion, load_dataset
+from eval.metrics import is_relevant, normalize_answer
+from ragchat.application import open_session
+from ragchat.session import Session
+
+DATASET = Path(__file__).resolve().parents[1] / "eval" / "datasets" / "real_documents" / "questions.jsonl"
+TOP = 4
+
+
+def _value(text: str) -> object:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def holds_reference(hits: list[Hit], question: EvalQuestion) -> bool:
+    text = f" {normalize_answer(' '.join(h.chunk.text for h in hits))} "
+    return any(f" {normalize_answer(r)} " in text for r in question.all_references if normalize_answer(r))
+
+
+def measure(session: Session, question: EvalQuestion) -> dict[str, object]:
+    retrieval = session.search(question.question)
+    candidates = [h.chunk for h in retrieval.candidates]
+    rank = next((n for n, chunk in enumerate(candidates, 1) if is_relevant(chunk, question.gold)), None)
+    evidence = session.pipeline.select_evidence.run(question.question, question.question, retrieval, MemoryFacts())
+    return {
+        "id": question.id,
+        "document": question.gold[0].source if question.gold else "",
+        "hit4": any(is_relevant(h.chunk, question.gold) for h in retrieval.hits[:TOP]),
+        "hit_candidates": rank is not None,
+        "rank": rank,
+        "evidence": holds_reference(evidence, question),
+        "search_ms": retrieval.timings_ms.get("search_ms", 0.0),
+    }
+
+
+def summary(rows: list[dict[str, object]]) -> dict[str, float]:
+    n = len(rows) or 1
+    return {
+        "questions": len(rows),
+        "hit4": round(sum(bool(r["hit4"]) for r in rows) / n, 3),
+        "hit_candidates": round(sum(bool(r["hit_candidates"]) for r in rows) / n, 3),
+        "evidence": round(sum(bool(r["evidence"]) for r in rows) / n, 3),
+        "mrr": round(sum(1 / r["rank"] for r in rows if r["rank"]) / n, 3),  # type: ignore[operator]
+    }
+
+
+def _line(name: str, s: dict[str, float]) -> str:
+    return f"{name:48} {s['questions']:>4} {s['hit4']:>6} {s['hit_candidates']:>7} {s['evidence']:>6} {s['mrr']:>6}"
+
+
+def _line(name: str, s: dict[str, float]) -> str:
+    return f"{name:48} {s['questions']:>4} {s['hit4']:>6} {s['hit_candidates']:>7} {s['evidence']:>6} {s['mrr']:>6}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--dataset", type=Path, default=DATASET)
+    parser.add_argument("--home", type=Path, required=True, help="RAGCHAT_HOME to index into (reused if indexed)")
+    parser.add_argument("--set", action="append", default=[], help="a setting override, name=value")
+    parser.add_argument("--label", default="run")
+    parser.add_argument("--json", type=Path, help="write the per-question rows here")
+    args = parser.parse_args()
+    overrides = {name: _value(value) for name, value in (item.split("=", 1) for item in args.set)}
+    dataset = load_dataset(args.dataset)
+    missing = [d for d in dataset.documents if not d.exists()]
+    if missing:
+        sys.exit(f"missing documents (run eval/datasets/real_documents/fetch.py): {', '.join(map(str, missing))}")
+    session = open_session(get_settings(home=args.home, **overrides))
+    started = time.perf_counter()
+    results = session.ingest_paths(list(dataset.documents))
+    failed = [r for r in results if r.status == "failed"]
+    if failed:
+        sys.exit(f"ingest failed: {[(r.source, r.error) for r in failed]}")
+    ingest_s = time.perf_counter() - started
+    rows = [measure(session, q) for q in dataset.questions if q.answerable and q.gold]
+    by_document: dict[str, list[dict[str, object]]] = defaultdict(list)
+    for row in rows:
+        by_document[str(row["document"])].append(row)
+    print(f"# {args.label}: {json.dumps(overrides)} (ingest {ingest_s:.0f} s)")
+    print(f"{'document':48} {'n':>4} {'hit@4':>6} {'hit@all':>7} {'evid.':>6} {'mrr':>6}")
+    for document, group in sorted(by_document.items()):
+        print(_line(document[:48], summary(group)))
+    s = summary(rows)
+    print(_line("ALL", s))
+    if args.json:
+        args.json.write_text(json.dumps({"label": args.label, "overrides": overrides, "summary": s, "rows": rows}))
+
+
+if __name__ == "__main__":
+    main()
