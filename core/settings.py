@@ -484,7 +484,13 @@ class TrustSettings(BaseModel):
     restate_to_phrase: bool = Field(
         default=True,
         description="An answer whose sentences do not state the answer phrase the model first copied from the "
-        "evidence is replaced by the evidence sentence that states it, cited; the model's wording is shown apart.",
+        "evidence is replaced by a quotation of the evidence sentence that states it (`The document says: "
+        '"…" [n].`), cited; the model\'s wording is shown apart.',
+    )
+    quote_unsupported: bool = Field(
+        default=False,
+        description="An answer that would be withheld (its evidence holds none of its sentences) is replaced by a "
+        "quotation of the evidence that states the model's answer phrase, when one does, instead of the refusal.",
     )
 
 

@@ -47,23 +47,27 @@ class AssembleAnswer:
         resolve_citations: ResolveCitations,
         check_support: CheckSupport,
         check_answerability: CheckAnswerability,
-        restate: AnchorAnswer,
+        anchor: AnchorAnswer,
         reject_degenerate: RejectDegenerate,
         record: Record,
         models: Callable[[], ModelInfo],
         constrained: Callable[[], bool],
         low_confidence_threshold: float,
+        quote_unsupported: bool = False,
     ) -> None:
-        """`constrained` says whether the model's citation markers were forced to name given evidence."""
+        """`constrained` says whether the model's citation markers were forced to name given evidence;
+        `quote_unsupported`: a reply its evidence does not hold is replaced by a quotation of the
+        evidence that states its phrase, when one does, instead of being withheld."""
         self._resolve = resolve_citations
         self._support = check_support
         self._check = check_answerability
-        self._restate = restate
+        self._anchor = anchor
         self._degenerate = reject_degenerate
         self._record = record
         self._models = models
         self._constrained = constrained
         self._low_confidence = low_confidence_threshold
+        self._quote_unsupported = quote_unsupported
 
     def run(self, state: QuestionState, text: str, error: str | None) -> Answer:
         """`text`: the reply as streamed; `error`: why the model stopped early, if it did."""
@@ -100,17 +104,26 @@ class AssembleAnswer:
         unsupported = self._support.withholds(support)
         if state.decision is not None and not unsupported:
             state.decision = self._check.run(state, state.decision)
-        if unsupported or (state.decision is not None and state.decision.refuse):
+        if state.decision is not None and state.decision.refuse:
             return Verdict(state.refusal, refused=True, support=support, withheld=shown)
+        if unsupported:
+            quote = self._anchor.quote(state.reply, state.question, state.given, state.lang)
+            if not self._quote_unsupported or quote is None:
+                return Verdict(state.refusal, refused=True, support=support, withheld=shown)
+            return self._quoted(state, quote, text.strip(), uncovered)
         verdict = Verdict(shown, citations=citations, support=support, uncovered=uncovered)
-        restated_text, restated = self._restate.run(text, state.reply, state.question, state.given)
-        if restated is not None:  # only an answer the evidence holds is restated
-            shown, citations = self._resolve.run(restated_text, state.given, constrained=True)
-            shown, citations, support = self._support.run(shown, citations, state.given, state.timings)
-            verdict = Verdict(shown, citations=citations, support=support, restated=restated, uncovered=uncovered)
+        anchored, restated = self._anchor.run(text, state.reply, state.question, state.given, state.lang)
+        if restated is not None:  # only an answer the evidence holds is anchored (unless quoted above)
+            verdict = self._quoted(state, anchored, restated, uncovered)
         if uncovered:
             verdict.text = f"{verdict.text} {uncovered}"
         return verdict
+
+    def _quoted(self, state: QuestionState, quote: str, replaced: str, uncovered: str | None) -> Verdict:
+        """A quotation of the evidence in place of the model's text, its citation checked like any."""
+        shown, citations = self._resolve.run(quote, state.given, constrained=True)
+        shown, citations, support = self._support.run(shown, citations, state.given, state.timings)
+        return Verdict(shown, citations=citations, support=support, restated=replaced, uncovered=uncovered)
 
     def _about_documents(self, state: QuestionState, text: str, error: str | None) -> Verdict:
         """The question asked back, or the answer over whole documents with its citations checked.

@@ -31,6 +31,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "degenerate": "The model's reply was not a usable answer (it held no text, only citation marks or "
         "repeated characters), so it is not shown. Please ask again, perhaps in other words.",
         "uncovered": "The documents do not say",
+        "quote_opening": "The document says",
         "too_long": "Your question is {length:,} characters long; the limit is {limit:,}. "
         "Please shorten it and ask again.",
         "injection": "I can't change or reveal my instructions, so I won't act on that request. "
@@ -55,6 +56,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "degenerate": "La réponse du modèle n'était pas utilisable (aucun texte, seulement des renvois ou des "
         "caractères répétés) : elle n'est pas affichée. Reposez la question, si possible autrement.",
         "uncovered": "Les documents ne précisent pas :",
+        "quote_opening": "Le document indique",
         "too_long": "Votre question compte {length:,} caractères ; la limite est de {limit:,}. "
         "Raccourcissez-la et posez-la de nouveau.",
         "injection": "Je ne peux ni modifier ni révéler mes instructions : je ne donne pas suite à cette demande. "
@@ -79,6 +81,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "degenerate": "Die Antwort des Modells war nicht brauchbar (kein Text, nur Quellenverweise oder "
         "wiederholte Zeichen) und wird nicht angezeigt. Bitte fragen Sie erneut, am besten anders formuliert.",
         "uncovered": "Die Dokumente sagen nichts über:",
+        "quote_opening": "Im Dokument steht",
         "injection": "Ich kann meine Anweisungen weder ändern noch offenlegen und gehe auf diese Bitte nicht ein. "
         "Fragen Sie mich zu Ihren Dokumenten, und ich antworte daraus, mit Quellen.",
     },
@@ -100,6 +103,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "degenerate": "La respuesta del modelo no era utilizable (sin texto, solo referencias o caracteres "
         "repetidos), así que no se muestra. Vuelva a preguntar, quizá con otras palabras.",
         "uncovered": "Los documentos no dicen:",
+        "quote_opening": "El documento dice",
         "injection": "No puedo cambiar ni revelar mis instrucciones, así que no atenderé esa petición. "
         "Pregúnteme sobre sus documentos y le responderé a partir de ellos, con fuentes.",
     },

@@ -159,6 +159,7 @@ class AnswerPipeline:
             models,
             self.generate.constrains,
             settings.low_confidence_threshold,
+            settings.quote_unsupported,
         )
         self.route = RouteRequest(embed, settings) if documents is not None and summaries is not None else None
         if documents is not None and summaries is not None:

@@ -39,11 +39,13 @@ from rag.conversations import ConversationStore
 from rag.degenerate import degeneration
 from rag.evidence import Embed, EvidencePicker
 from rag.guardrails import Guardrails
+from rag.messages import message
 from rag.navigation import is_navigation
 from rag.prompting import SYSTEM_PROMPT, build_check_messages, build_memory_messages, build_messages, format_memory
 from rag.query_log import QueryLog
 from rag.query_rewriter import fallback_query, rewrite_query
 from rag.question import QuestionState, Timings, elapsed_ms
+from rag.quotes import quotation, quoted
 from rag.retriever import HybridRetriever
 from rag.support import SupportChecker
 
@@ -374,18 +376,26 @@ class CheckAnswerability:
 
 
 class AnchorAnswer:
-    """An answer that does not state the model's own answer phrase becomes the evidence sentence that
-    does, cited (rag/anchoring.py); the model's text goes on the Answer as `restated`."""
+    """An answer that does not state the model's own answer phrase becomes a quotation of the
+    evidence that does, cited (rag/anchoring.py); the model's text goes on the Answer as `restated`."""
 
     def __init__(self, enabled: bool) -> None:
         self._enabled = enabled
 
-    def run(self, text: str, reply: Reply, question: str, given: Given) -> tuple[str, str | None]:
+    def run(self, text: str, reply: Reply, question: str, given: Given, lang: str = "en") -> tuple[str, str | None]:
         """(the answer's text, the model's text it replaced or None)."""
         if not self._enabled or reply.said_none:
             return text, None
-        restated = anchor(text, reply.phrase, question, given.hits)
-        return (text, None) if restated is None else (restated, text.strip())
+        anchored = anchor(text, reply.phrase, question, given.hits, message(lang, "quote_opening"))
+        return (text, None) if anchored is None else (anchored, text.strip())
+
+    def quote(self, reply: Reply, question: str, given: Given, lang: str = "en") -> str | None:
+        """A quotation of the evidence that states the reply's phrase, whatever the model wrote; None
+        when the reply said NONE or no evidence states its phrase."""
+        if reply.said_none or not reply.phrase:
+            return None
+        found = quotation(reply.phrase, question, given.hits)
+        return None if found is None else quoted(message(lang, "quote_opening"), *found)
 
 
 class RejectDegenerate:

@@ -1,11 +1,13 @@
 """An answer that does not state the answer phrase the model first copied from the evidence is
-replaced by the evidence sentence that states it, cited; the model's wording is kept apart."""
+replaced by a quotation of the evidence that states it, cited; the model's wording is kept apart."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from rag.anchoring import anchor, states, stating_sentence
+from rag.anchoring import anchor
+from rag.quotes import holds as states
+from rag.quotes import quotation
 from tests.unit.test_citations import _hit
 from tests.unit.test_grounded_markers import ask
 
@@ -24,22 +26,23 @@ def test_states_reads_the_phrase_as_words_in_a_row() -> None:
     assert states("anything", "  ")  # no words: nothing to state
 
 
-def test_the_stating_sentence_shares_most_terms_with_the_question() -> None:
-    number, sentence = stating_sentence("Rollo", "Who was the leader who swore fealty?", NORSE) or (0, "")
+def test_the_quoted_sentence_shares_most_terms_with_the_question() -> None:
+    number, sentence = quotation("Rollo", "Who was the leader who swore fealty?", NORSE) or (0, "")
     assert number == 1 and sentence.startswith("Their leader Rollo")
     # On a tie, the earlier excerpt.
-    assert stating_sentence("Rollo", "Rollo?", NORSE) == (1, NORSE[0].chunk.text.split(". ", 1)[1])
-    assert stating_sentence("Duncan", "Who was the hostage?", NORSE) is None
+    assert quotation("Rollo", "Rollo?", NORSE) == (1, NORSE[0].chunk.text.split(". ", 1)[1])
+    assert quotation("Duncan", "Who was the hostage?", NORSE) is None
 
 
 def test_restate_replaces_only_an_answer_that_does_not_state_its_phrase() -> None:
     question = "Who was the Norse leader?"
-    assert anchor("The leader was Rollo [1].", "Rollo", question, NORSE) is None
-    assert anchor("The Normans had a great impact on Europe [1].", None, question, NORSE) is None
-    assert anchor("The Normans had a great impact on Europe [1].", "Duncan", question, NORSE) is None
+    says = "The document says"
+    assert anchor("The leader was Rollo [1].", "Rollo", question, NORSE, says) is None
+    assert anchor("The Normans had a great impact on Europe [1].", None, question, NORSE, says) is None
+    assert anchor("The Normans had a great impact on Europe [1].", "Duncan", question, NORSE, says) is None
     assert (
-        anchor("The Normans had a great impact on Europe [1].", "Rollo", question, NORSE)
-        == "Their leader Rollo agreed to swear fealty to King Charles III [1]."
+        anchor("The Normans had a great impact on Europe [1].", "Rollo", question, NORSE, says)
+        == 'The document says: "Their leader Rollo agreed to swear fealty to King Charles III." [1].'
     )
 
 
@@ -48,7 +51,7 @@ def test_the_pipeline_restates_a_reply_that_does_not_state_its_phrase(tmp_path: 
     reply = "Phrase: Duncan\nAnswer: King Malcolm III of Scotland married Margaret. [1]\nMissing: NONE"
     answer = ask(tmp_path, reply, "Who was kept as a hostage?")
     assert not answer.refused
-    assert answer.answer == "Their son Duncan was kept as a hostage at the Norman court [1]."
+    assert answer.answer == 'The document says: "Their son Duncan was kept as a hostage at the Norman court." [1].'
     assert answer.restated == "King Malcolm III of Scotland married Margaret. [1]"
     assert [(c.marker, c.method) for c in answer.citations] == [(1, "marker")]
     assert "Duncan" in answer.citations[0].snippet
@@ -71,8 +74,34 @@ def test_a_withheld_reply_is_not_restated(tmp_path: Path) -> None:
     assert answer.refused and answer.withheld and answer.restated is None
 
 
-def test_a_table_row_is_restated_as_its_cells() -> None:
-    rows = [_hit(1, "| City | Employees | Kind\n| Torrance | 388 | Layoff Permanent")]
-    assert anchor("Toyota closed a plant [1].", "388", "How many employees in Torrance?", rows) == (
-        "Torrance, 388, Layoff Permanent [1]."
+def test_a_table_row_is_quoted_as_its_named_cells() -> None:
+    rows = [_hit(1, "City | Employees | Kind\nCity: Torrance | Employees: 388 | Kind: Layoff Permanent")]
+    assert anchor("Toyota closed a plant [1].", "388", "How many employees in Torrance?", rows, "It says") == (
+        'It says: "City: Torrance; Employees: 388; Kind: Layoff Permanent" [1].'
     )
+
+
+def test_a_quotation_is_never_spliced_from_columns_and_keeps_whole_words() -> None:
+    """A three-column page read line by line: a line that opens a new sentence after one that did not
+    end one belongs to another column, and a word broken at a line end is joined."""
+    page = _hit(
+        1,
+        "This regulation is within the scope of\nThe FAA must receive comments on this\nproposed AD by "
+        "September 21, 2020. Before further flight, revise the existing AD action.\nThe investigation was con-\n"
+        "ducted by the NTSB.",
+    )
+    assert quotation("September 21, 2020", "By what date must the FAA receive comments?", [page]) == (
+        1,
+        "The FAA must receive comments on this proposed AD by September 21, 2020.",
+    )
+    assert quotation("NTSB", "Who conducted the investigation?", [page]) == (
+        1,
+        "The investigation was conducted by the NTSB.",
+    )
+
+
+def test_a_reply_its_evidence_does_not_hold_is_quoted_when_set(tmp_path: Path) -> None:
+    reply = "Phrase: Duncan\nAnswer: The coronation took place in Rome in 1120. [2]\nMissing: NONE"
+    answer = ask(tmp_path, reply, "Who was the hostage at the Norman court?", quote_unsupported=True)
+    assert not answer.refused and answer.answer.startswith('The document says: "Their son Duncan was kept')
+    assert answer.restated == "The coronation took place in Rome in 1120. [2]" and answer.withheld is None
