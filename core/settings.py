@@ -424,8 +424,20 @@ class DocumentRequestSettings(BaseModel):
         default=2400,
         ge=200,
         description="A document (or the set in scope) up to this many tokens is given whole as numbered evidence; "
-        "a longer one is summarised section by section, then the summaries are combined (also capped by "
-        "llm_context).",
+        "a longer one is answered from chosen passages, or with `document_reading` thorough summarised section by "
+        "section, then the summaries combined (also capped by llm_context).",
+    )
+    document_reading: Literal["fast", "thorough"] = Field(
+        default="fast",
+        description="How a document too long to give whole is read for an overview, a summary or key points: fast "
+        "(one model call over passages chosen from its structure and its chunk vectors: seconds at any length; "
+        "rag/overview.py) or thorough (every section summarised first: minutes per hundred pages).",
+    )
+    overview_tokens: int = Field(
+        default=600,
+        ge=100,
+        description="Prompt tokens of the passages chosen for a fast answer about a long document (prefill is most "
+        "of its time: about 50 tokens a second for the 1.5B on two cores).",
     )
     section_tokens: int = Field(
         default=1200, ge=200, description="Tokens of document text per section in a section-by-section summary."

@@ -28,7 +28,7 @@ MAX_HEADING_WORDS = 14
 MAX_TITLE_CHARS = 150
 TITLE_SIZE_TOLERANCE = 0.1  # the lines of a title set over several lines differ in size by less
 _LETTER = re.compile(r"[^\W\d_]")
-_LEADER = re.compile(r"(?:\.\s?){3,}|…|\s{3,}\S*\d+$")
+_LEADER = re.compile(r"(?:\.\s?){3,}|…|\s{3,}\S*\d+$|\.\s+\.?\s*\d+$")
 _NOT_A_TITLE = re.compile(r"(?i)^(untitled|binder\d*|microsoft word\b.*)$|\.(pdf|docx?|txt|md|rtf)$")
 
 

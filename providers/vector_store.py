@@ -161,6 +161,17 @@ class ChromaStore:
         vectors = zip(result["ids"], result["embeddings"], strict=True)
         return {cid: (found[cid], list(vector)) for cid, vector in vectors if cid in found}
 
+    def version_chunks(self, doc_id: str, content_hash: str) -> list[tuple[Chunk, list[float]]]:
+        """Every stored chunk of one version of a document, with its embedding (any order)."""
+        with self._answering():
+            result = self._collection.get(
+                where={"$and": [{"doc_id": doc_id}, {"content_hash": content_hash}]},
+                include=["documents", "metadatas", "embeddings"],
+            )
+        found = self._chunks(result["ids"], result["documents"], result["metadatas"])
+        vectors = zip(result["ids"], result["embeddings"], strict=True)
+        return [(found[cid], list(vector)) for cid, vector in vectors if cid in found]
+
     def iter_chunks(self, batch: int = 2000) -> Iterator[list[Chunk]]:
         """Every stored chunk, a batch at a time (to rebuild the BM25 index after it was lost)."""
         for offset in range(0, self.count(), batch):

@@ -74,8 +74,10 @@ class Calibration:
     checked: Calibration | None = None  # the model over SIGNALS and CHECK_SIGNAL, after the check
 
     def score(self, signals: dict[str, float]) -> float:
+        """A signal that is absent (not meaningful for this question) counts as its mean."""
         z = self.bias + sum(
-            w * (signals[name] - self.means[name]) / (self.scales[name] or 1.0) for name, w in self.weights.items()
+            w * (signals.get(name, self.means[name]) - self.means[name]) / (self.scales[name] or 1.0)
+            for name, w in self.weights.items()
         )
         return 1.0 / (1.0 + math.exp(-max(min(z, 30.0), -30.0)))
 
@@ -164,20 +166,27 @@ def question_missing_share(question: str, evidence: list[Hit]) -> float:
     return len(wanted - present) / len(wanted)
 
 
-def signals(reply: Reply, question: str, evidence: list[Hit], best_dense: float) -> dict[str, float] | None:
-    """SIGNALS for one reply; None when the provider followed neither the form nor gave log-probabilities."""
+def signals(
+    reply: Reply, question: str, evidence: list[Hit], best_dense: float, question_lang: str = "en"
+) -> dict[str, float] | None:
+    """SIGNALS for one reply; None when the provider followed neither the form nor gave log-probabilities.
+    `question_missing` is left out when no evidence is in the question's language: an English question
+    over French minutes shares no terms with them whether they answer it or not (the score then counts
+    it at its mean)."""
     if reply.phrase is None and reply.p_none is None:
         return None
     said_none = reply.said_none
     logprobs = reply.phrase_logprobs or [0.0]
-    return {
+    found = {
         "p_none": 1.0 if said_none and reply.p_none is None else (reply.p_none or 0.0),
         "phrase_mean_logprob": sum(logprobs) / len(logprobs),
         "phrase_min_logprob": min(logprobs),
         "phrase_missing": 0.0 if said_none or not reply.phrase else phrase_missing_share(reply.phrase, evidence),
-        "question_missing": question_missing_share(question, evidence),
         "best_dense": best_dense,
     }
+    if any(hit.chunk.lang == question_lang for hit in evidence):
+        found["question_missing"] = question_missing_share(question, evidence)
+    return found
 
 
 def abstention_score(found: dict[str, float] | None, calibration: Calibration | None) -> float | None:
@@ -196,6 +205,7 @@ def decide(
     model_label: str,
     strictness: Strictness,
     checking: bool = False,
+    question_lang: str = "en",
 ) -> Abstention:
     """Refuse when the model wrote NONE, or when the score reaches the strictness level's threshold.
     `checking`: the answerability check will follow (`recheck`); for a model calibrated with it, only
@@ -203,7 +213,7 @@ def decide(
     calibration = calibration_for(model_label)
     level: Strictness = "lenient" if checking and calibration and calibration.checked else strictness
     threshold = (calibration.thresholds if calibration else DEFAULT_THRESHOLDS)[level]
-    found = signals(reply, question, evidence, best_dense)
+    found = signals(reply, question, evidence, best_dense, question_lang)
     score = abstention_score(found, calibration)
     refuse = reply.said_none or (score is not None and score >= threshold)
     return Abstention(

@@ -14,8 +14,9 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
-from core.schemas import DocumentRecord, Hit, Retrieval
+from core.schemas import Chunk, DocumentRecord, Hit, Retrieval
 from core.settings import Settings
 from providers.llm.base import LLM, QueueListener, Sampling
 from rag.answer_format import without_cjk
@@ -23,6 +24,7 @@ from rag.citations import markers_in, split_sentences, strip_markers, tidy_marke
 from rag.context_budget import source_budget
 from rag.evidence import Embed
 from rag.messages import message
+from rag.overview import choose_passages
 from rag.question import Progress, SectionDone, Timings, elapsed_ms, no_section
 from rag.router import Form, Route, Router
 from rag.whole_document import (
@@ -145,11 +147,12 @@ def _words(text: str) -> str:
 
 @dataclass
 class Read:
-    """The documents' passages, and whether they fit the prompt whole."""
+    """The documents' passages, and whether they fit the prompt whole (or were chosen to fit it)."""
 
     passages: list[Hit]
     budget: int
     fits: bool
+    chosen: bool = False  # a few passages chosen from a longer document (ChoosePassages)
 
 
 class ReadDocuments:
@@ -164,14 +167,18 @@ class ReadDocuments:
         hits: list[Hit] = []
         for record in documents:
             hits += passages(record, self._source.pages(record.doc_id, record.content_hash), PASSAGE_TOKENS)
-        budget = source_budget(
+        budget = self.budget(question)
+        return Read(hits, budget, evidence_tokens(hits, settings.source_header_tokens) <= budget)
+
+    def budget(self, question: str) -> int:
+        settings = self._settings
+        return source_budget(
             settings.llm_context,
             settings.document_answer_tokens,
             DOCUMENT_SYSTEM_PROMPT + question,
             settings.document_tokens,
             settings.prompt_overhead_tokens,
         )
-        return Read(hits, budget, evidence_tokens(hits, settings.source_header_tokens) <= budget)
 
     def whole(self, question: str, documents: list[DocumentRecord]) -> Read | None:
         """The documents' passages when they fit the prompt whole, else None; documents whose chunks
@@ -183,6 +190,34 @@ class ReadDocuments:
             return None
         read = self.run(question, documents)
         return read if read.fits else None
+
+
+class DocumentVectors(Protocol):
+    """What choosing passages reads of the vector store (providers.vector_store.ChromaStore has it)."""
+
+    def version_chunks(self, doc_id: str, content_hash: str) -> list[tuple[Chunk, list[float]]]: ...
+
+
+class ChoosePassages:
+    """The fast way through a document too long to give whole (rag/overview.py): a few passages chosen
+    from its structure and its stored chunk vectors, the budget shared among the documents in scope."""
+
+    def __init__(self, vectors: Callable[[], DocumentVectors], embed: Embed, settings: Settings) -> None:
+        self._vectors = vectors
+        self._embed = embed
+        self._budget = settings.overview_tokens
+        self._header_tokens = settings.source_header_tokens
+
+    def run(self, question: str, documents: list[DocumentRecord], timings: Timings) -> list[Hit]:
+        started = time.perf_counter()
+        query = self._embed([question])[0]
+        share = self._budget // max(1, len(documents))
+        hits: list[Hit] = []
+        for record in documents:
+            chunks = self._vectors().version_chunks(record.doc_id, record.content_hash)
+            hits += choose_passages(chunks, share, self._header_tokens, query).hits
+        timings["choose_ms"] = elapsed_ms(started)
+        return hits
 
 
 class SummariseSections:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from core.language import LanguageDetector
-from core.schemas import Answer, DocumentRequest, Evidence, Given, MemoryFacts, ModelInfo
+from core.schemas import Answer, DocumentRecord, DocumentRequest, Evidence, Given, MemoryFacts, ModelInfo
 from core.settings import Settings
 from providers.llm.base import LLM, ChatMessage, LLMError, Sampling
 from providers.llm.generation_queue import QueueWait
@@ -30,7 +30,16 @@ from rag.answer_format import without_cjk
 from rag.citations import CitationRules
 from rag.context_budget import fit_hits
 from rag.conversations import ConversationStore
-from rag.document_stages import ChooseScope, Read, ReadDocuments, RouteRequest, Scope, SummariseSections
+from rag.document_stages import (
+    ChoosePassages,
+    ChooseScope,
+    DocumentVectors,
+    Read,
+    ReadDocuments,
+    RouteRequest,
+    Scope,
+    SummariseSections,
+)
 from rag.evidence import Embed
 from rag.guardrails import Guardrails
 from rag.messages import memory_note
@@ -127,10 +136,12 @@ class AnswerPipeline:
         memory: MemoryPort | None = None,
         documents: DocumentSource | None = None,
         summaries: Callable[[], SectionSummaryCache] | None = None,
+        vectors: Callable[[], DocumentVectors] | None = None,
     ) -> None:
         """`llm` and `models` are called when needed (loading a model takes seconds); `memory` is None
         when memory is turned off; `documents` (the registry) and `summaries` (the section-summary
-        cache) answer requests about whole documents, which without them go through retrieval."""
+        cache) answer requests about whole documents, which without them go through retrieval;
+        `vectors` (the vector store) lets a long document be read fast, from chosen passages."""
         self._settings = settings
         self._llm = llm
         self._documents = documents
@@ -166,6 +177,7 @@ class AnswerPipeline:
             self.scope = ChooseScope(documents, settings.scope_every_threshold)
             self.read_documents = ReadDocuments(documents, settings)
             self.summarise = SummariseSections(llm, settings, summaries)
+        self.choose = ChoosePassages(vectors, embed, settings) if vectors is not None else None
 
     def ask(self, question: str, options: AskOptions | None = None) -> AnswerStream:
         options = options or AskOptions()
@@ -192,10 +204,12 @@ class AnswerPipeline:
         closeness = self.choose_source.memory_closeness(question, state.memory)
         personal = self.choose_source.personal(closeness)
         if route is not None and not personal and self.route.leans(route) and scope is None:
+            # Read whole when the documents fit the prompt, or fast (chosen passages) when they do not;
+            # reading every section first is too slow to risk on a request that only leans this way.
             scope = self._scope(state, route)
-            whole = None if scope.clarify is not None else self.read_documents.whole(question, scope.documents)
-            if whole is not None:
-                return self._about_documents(state, route, scope, whole)
+            read = None if scope.clarify is not None else self._read(state, scope.documents, thorough=False)
+            if read is not None:
+                return self._about_documents(state, route, scope, read)
         selected = self._selected(options.documents)
         if route is not None and selected is not None and not selected:  # none of the chosen names exists
             return self._about_documents(state, route, self._scope(state, route))
@@ -248,9 +262,23 @@ class AnswerPipeline:
         if scope.clarify is not None:
             state.clarify = scope.clarify
             return AnswerStream(state, iter([scope.clarify]), self.assemble)
-        read = read or self.read_documents.run(state.question, scope.documents)
-        state.document_request.method = "whole" if read.fits else "sections"
+        read = read or self._read(state, scope.documents)
+        assert read is not None  # reading thoroughly is always possible
+        state.document_request.method = "chosen" if read.chosen else "whole" if read.fits else "sections"
         return AnswerStream(state, self._document_tokens(state, route, read), self.assemble)
+
+    def _read(self, state: QuestionState, documents: list[DocumentRecord], thorough: bool = True) -> Read | None:
+        """The documents whole when they fit the prompt; else a few passages chosen from them (fast),
+        or, when asked for and `thorough` allows it, all their passages, to be summarised section by
+        section as the stream is read. None when none of these applies."""
+        whole = self.read_documents.whole(state.question, documents)
+        if whole is not None:
+            return whole
+        asked = state.options.thorough
+        if asked or (asked is None and self._settings.document_reading == "thorough") or self.choose is None:
+            return self.read_documents.run(state.question, documents) if thorough else None
+        chosen = self.choose.run(state.question, documents, state.timings)
+        return Read(chosen, self.read_documents.budget(state.question), fits=True, chosen=True)
 
     def _document_tokens(self, state: QuestionState, route: Route, read: Read) -> Iterator[str]:
         """The answer over the documents' passages, or over their section summaries when they do not
@@ -274,7 +302,7 @@ class AnswerPipeline:
             return
         form = route.form
         most = settings.document_list_items if form.bullets == 0 else settings.answer_max_sentences
-        messages = document_messages(state.question, hits, form, most, state.lang)
+        messages = document_messages(state.question, hits, form, most, state.lang, chosen=read.chosen)
         ids = list(range(1, len(hits) + 1))
         no_cjk = without_cjk(state.lang, (hit.chunk.lang for hit in hits))
         grammar = document_grammar(ids, form, most, no_cjk) if self._llm().constrains else None

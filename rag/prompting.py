@@ -24,6 +24,7 @@ Phrase: 14 March 1998
 Answer: The plant opened on 14 March 1998 [3].
 Missing: who built the plant
 and if the question is "When did the plant close?", reply only: Phrase: NONE
+For a yes/no question, the Phrase is the evidence's words that settle it, and the Answer starts with Yes or No.
 
 If the evidence does not state the answer to exactly this question, reply only: Phrase: NONE
 Questions sometimes reuse the evidence's words but change a name, date, place or number, or ask about \

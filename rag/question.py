@@ -51,7 +51,8 @@ class AskOptions:
     about whole documents is scoped to `documents` (names the user selected) when given, else to the
     one it names, the only one, or the last of `recent_documents` (uploaded in this conversation);
     `on_progress` hears its section-by-section summary advance, and `on_section` reads each section's
-    summary (cited sentences) as soon as it is written."""
+    summary (cited sentences) as soon as it is written; `thorough` reads every section of a document too
+    long to give whole before answering, instead of a few chosen passages (RAGCHAT_DOCUMENT_READING)."""
 
     session_id: str | None = None
     bm25_weight: float | None = None
@@ -64,6 +65,7 @@ class AskOptions:
     recent_documents: tuple[str, ...] = ()
     on_progress: Progress | None = None
     on_section: SectionDone | None = None
+    thorough: bool | None = None
 
 
 # Which way the question went: stopped by a guardrail, a statement of facts for memory, answered from

@@ -291,9 +291,10 @@ class ScoreAbstention:
         retrieval: Retrieval,
         model_label: str,
         strictness: Strictness,
+        question_lang: str = "en",
     ) -> Abstention:
         best_dense = max((h.scores.dense or 0.0 for h in retrieval.hits), default=0.0)
-        return decide(reply, question, given.hits, best_dense, model_label, strictness, self._checking)
+        return decide(reply, question, given.hits, best_dense, model_label, strictness, self._checking, question_lang)
 
 
 class WriteFromEvidence:
@@ -329,7 +330,9 @@ class WriteFromEvidence:
     def _decide(self, state: QuestionState) -> Abstention:
         assert state.retrieval is not None
         label = self._generate.label()
-        return self._score.run(state.reply, state.question, state.given, state.retrieval, label, state.strictness)
+        return self._score.run(
+            state.reply, state.question, state.given, state.retrieval, label, state.strictness, state.lang
+        )
 
 
 class CheckAnswerability:

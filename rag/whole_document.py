@@ -149,11 +149,20 @@ def sentence_limit(form: Form, max_sentences: int) -> int:
     return max_sentences
 
 
+# Passages chosen from a long document (rag/overview.py) are a sample of it: the model is told, so an
+# overview covers the whole document rather than restating its first excerpt.
+CHOSEN_NOTE = (
+    "The excerpts were chosen from across a longer document: its opening, the start of its sections and its most "
+    "typical passages. Cover the document as a whole, drawing on excerpts from its beginning, middle and end."
+)
+
+
 def document_messages(
-    request: str, hits: list[Hit], form: Form, max_sentences: int, request_lang: str = "en"
+    request: str, hits: list[Hit], form: Form, max_sentences: int, request_lang: str = "en", chosen: bool = False
 ) -> list[ChatMessage]:
     evidence = format_evidence(hits)
-    user = f"<evidence>\n{evidence}\n</evidence>\n\nRequest: {request}\n{form_instruction(form, max_sentences)}"
+    note = f"{CHOSEN_NOTE}\n" if chosen else ""
+    user = f"<evidence>\n{evidence}\n</evidence>\n\n{note}Request: {request}\n{form_instruction(form, max_sentences)}"
     if request_lang != "en" or any(hit.chunk.lang != request_lang for hit in hits):
         user += f"\nWrite in {language_name(request_lang)}, the language of the request."
     return [ChatMessage(role="system", content=DOCUMENT_SYSTEM_PROMPT), ChatMessage(role="user", content=user)]

@@ -247,6 +247,7 @@ class Session:
             self.memory if settings.memory_enabled else None,
             self.document_index.registry,
             lambda: self.document_index.summaries,
+            lambda: self.document_index.store,
         )
 
     def models(self) -> ModelInfo:

@@ -94,9 +94,10 @@ class DocumentRequest(BaseModel):
 
     p_document: float = Field(description="The router's P(the request is about whole documents).")
     documents: list[str] = Field(default_factory=list, description="The documents in scope.")
-    method: Literal["whole", "sections", "clarify"] = Field(
-        description="whole: every passage given; sections: summarised section by section, then combined; "
-        "clarify: the scope was unclear, and the reply asks which documents."
+    method: Literal["whole", "chosen", "sections", "clarify"] = Field(
+        description="whole: every passage given; chosen: a few passages chosen from its structure and its "
+        "vectors (a long document, read fast); sections: summarised section by section, then combined "
+        "(read thoroughly); clarify: the scope was unclear, and the reply asks which documents."
     )
     sections: int = Field(default=0, description="Sections summarised (map steps), cached ones included.")
     cached_sections: int = Field(default=0, description="Section summaries read from the cache.")

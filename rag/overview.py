@@ -1,0 +1,126 @@
+"""Choose, then write: the passages an overview of a long document is written from.
+
+Reading every section before answering (map, then reduce: rag/document_stages.py SummariseSections)
+costs the model a pass over the whole document: 23 minutes for 113 pages on a laptop. By the time a
+document is searchable we already hold what is needed to choose what matters in it, so an overview,
+a summary or a request for key points is written in one model call over a few passages chosen
+without the model:
+
+- its structure: the document's opening (title, abstract or preface) and the first sentences under
+  its sections' headings (ingestion/outline.py), spread evenly over the document when it has more
+  sections than there is room for;
+- what is central to it: chunks picked by maximal marginal relevance against the centroid of all its
+  chunk vectors (the ones stored at ingest), so they are typical of the document and unlike each other;
+- what the request asks for, when it names a topic: the same relevance also leans towards the
+  request's own vector.
+
+Each passage is the first sentences of its chunk (PASSAGE_TOKENS), so more of the document fits the
+prompt budget; the chosen passages are given in document order, each citable as usual.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.schemas import Chunk, Hit, Scores
+from core.text import estimate_tokens
+from rag.evidence import sentence_spans
+from rag.navigation import is_navigation
+
+PASSAGE_TOKENS = 70
+MMR_DIVERSITY = 0.5  # weight of unlikeness to what is chosen, against typicality
+QUERY_WEIGHT = 0.3  # share of a passage's relevance that is its likeness to the request
+STRUCTURE_SHARE = 0.5  # at most this share of the passages are section openings
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The chosen passages, in document order, and how many came from each rule."""
+
+    hits: list[Hit]
+    structure: int
+    central: int
+
+
+def opening(text: str, tokens: int) -> int:
+    """Where the first whole sentences of a text end, up to about `tokens` (at least the first one)."""
+    spans = sentence_spans(text)
+    if not spans:
+        return len(text)
+    end = spans[0].end
+    for span in spans[1:]:
+        if estimate_tokens(text[: span.end]) > tokens:
+            break
+        end = span.end
+    return end
+
+
+def section_openings(chunks: list[Chunk]) -> list[int]:
+    """Indexes of the chunks that open the document or a section (their heading path changes)."""
+    found = [0] if chunks else []
+    for i in range(1, len(chunks)):
+        if chunks[i].heading_path and chunks[i].heading_path != chunks[i - 1].heading_path:
+            found.append(i)
+    return found
+
+
+def spread(indexes: list[int], count: int) -> list[int]:
+    """`count` of the indexes, evenly spread from the first to the last."""
+    if len(indexes) <= count:
+        return indexes
+    if count <= 1:
+        return indexes[:count]
+    return sorted({indexes[round(i * (len(indexes) - 1) / (count - 1))] for i in range(count)})
+
+
+def central(vectors: np.ndarray, chosen: list[int], count: int, query: np.ndarray | None) -> list[int]:
+    """`count` more indexes by maximal marginal relevance: typical of the document (near its centroid,
+    and the request's vector when given) and unlike the passages already chosen."""
+    unit = vectors / (np.linalg.norm(vectors, axis=1, keepdims=True) + 1e-12)
+    centroid = unit.mean(axis=0)
+    relevance = unit @ (centroid / (np.linalg.norm(centroid) + 1e-12))
+    if query is not None:
+        relevance = (1 - QUERY_WEIGHT) * relevance + QUERY_WEIGHT * (unit @ (query / (np.linalg.norm(query) + 1e-12)))
+    picked = list(chosen)
+    likeness = np.max(unit @ unit[picked].T, axis=1) if picked else np.zeros(len(unit))
+    added: list[int] = []
+    for _ in range(count):
+        score = (1 - MMR_DIVERSITY) * relevance - MMR_DIVERSITY * likeness
+        score[picked] = -np.inf
+        best = int(np.argmax(score))
+        if not np.isfinite(score[best]):
+            break
+        picked.append(best)
+        added.append(best)
+        likeness = np.maximum(likeness, unit @ unit[best])
+    return added
+
+
+def choose_passages(
+    chunks: list[tuple[Chunk, list[float]]], budget: int, header_tokens: int, query: list[float] | None = None
+) -> Choice:
+    """Passages of a document (its chunks with their stored vectors, any order) that fit `budget`
+    prompt tokens: its openings and its most central, unlike chunks, in document order."""
+    # A table of contents or an index lists every topic and states none: never a passage here.
+    ordered = sorted((item for item in chunks if not is_navigation(item[0].text)), key=lambda i: i[0].chunk_index)
+    if not ordered:
+        return Choice(hits=[], structure=0, central=0)
+    ends = [opening(chunk.text, PASSAGE_TOKENS) for chunk, _ in ordered]
+    texts = [chunk.text[:end] for (chunk, _), end in zip(ordered, ends, strict=True)]
+    cost = [estimate_tokens(text) + header_tokens for text in texts]
+    slots = max(1, budget // max(1, round(sum(cost) / len(cost)))) if cost else 0
+    structure = spread(section_openings([c for c, _ in ordered]), max(1, int(slots * STRUCTURE_SHARE)))
+    vectors = np.asarray([vector for _, vector in ordered], dtype=np.float32)
+    more = central(vectors, structure, slots - len(structure), None if query is None else np.asarray(query))
+    picked, used = [], 0
+    for index in [*structure, *more]:  # structure first: it is what an overview is organised by
+        if used + cost[index] > budget:
+            continue
+        picked.append(index)
+        used += cost[index]
+    # Each chunk cut to its opening sentences, still pointing at its page and offsets.
+    hits = [Hit(chunk=ordered[i][0].excerpt(0, ends[i]), scores=Scores()) for i in sorted(picked)]
+    openings = len(set(picked) & set(structure))
+    return Choice(hits=hits, structure=openings, central=len(picked) - openings)

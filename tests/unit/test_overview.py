@@ -1,0 +1,41 @@
+"""Choosing the passages an overview of a long document is written from, without the model."""
+
+from __future__ import annotations
+
+from rag.overview import choose_passages, opening, section_openings, spread
+from tests.chunks import text_chunk
+
+
+def chunk(index: int, text: str, path: list[str], page: int) -> object:
+    return text_chunk(text, chunk_id=f"c{index}", source="m.pdf", page=page, index=index).model_copy(
+        update={"heading_path": path}
+    )
+
+
+def test_openings_spread_and_sentences() -> None:
+    assert spread(list(range(10)), 3) == [0, 4, 9] or spread(list(range(10)), 3) == [0, 5, 9]
+    assert spread([1, 2], 5) == [1, 2]
+    text = "First sentence here. Second one follows. Third is long " + "word " * 80 + "end."
+    assert text[: opening(text, 20)] == "First sentence here. Second one follows."
+    assert text[: opening(text, 1)] == "First sentence here.", "at least the first sentence"
+    chunks = [chunk(0, "Title.", [], 1), chunk(1, "A.", ["1 Intro"], 1), chunk(2, "B.", ["1 Intro"], 2)]
+    assert section_openings(chunks) == [0, 1]  # type: ignore[arg-type]
+
+
+def test_the_choice_covers_the_document_skips_its_contents_and_keeps_to_the_budget() -> None:
+    items = []
+    for n in range(60):
+        section = f"{n // 10 + 1} Chapter"
+        text = f"Chapter {n // 10 + 1} explains topic {n}. It has a second sentence about topic {n}."
+        vector = [1.0 if i == n % 6 else 0.1 for i in range(8)]
+        items.append((chunk(n, text, [section], page=n + 2), vector))
+    contents = "Contents\n1 Chapter . . . . . 2\n2 Chapter . . . . . 12\n3 Chapter . . . . . 22\n4 Chapter . . . . 32"
+    items.append((chunk(60, contents, [], page=1), [0.0] * 7 + [1.0]))
+    choice = choose_passages(items, budget=400, header_tokens=8, query=None)
+    pages = [h.chunk.page for h in choice.hits]
+    assert pages == sorted(pages), "in document order"
+    assert 1 not in pages, "a table of contents states nothing"
+    assert min(pages) <= 3 and max(pages) >= 50 and any(20 <= p <= 40 for p in pages), "beginning, middle and end"
+    assert choice.structure >= 3 and choice.central >= 1
+    assert sum(len(h.chunk.text) // 3 + 8 for h in choice.hits) <= 400
+    assert all(h.chunk.text.endswith(".") for h in choice.hits)
