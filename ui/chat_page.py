@@ -77,6 +77,13 @@ def render_documents(session: Session, documents: list[DocumentRecord]) -> None:
         help="Questions are answered from these documents only. Requests about whole documents (an overview, a "
         "summary, key points) with none chosen are about the document named, or the one uploaded last.",
     )
+    st.toggle(
+        "Read long documents thoroughly",
+        key="thorough_reading",
+        value=session.settings.document_reading == "thorough",
+        help="Off: an overview of a long document is written in seconds from passages chosen across it. On: every "
+        "section is summarised first (minutes per hundred pages), then the summaries are combined.",
+    )
 
 
 def render_conversations(session: Session) -> None:
@@ -348,6 +355,7 @@ def answer_question(session: Session, question: str) -> Message:
                 on_queued=lambda ahead: render_queue_notice(queue_slot, ahead),
                 documents=tuple(st.session_state.get("scope_documents", ())),
                 recent_documents=tuple(st.session_state.get("uploaded_sources", ())),
+                thorough=st.session_state.get("thorough_reading"),
                 on_progress=lambda what, done, total: render_progress(progress_slot, what, done, total),
                 on_section=lambda sentences: render_sections_so_far(sections_slot, sections_found, sentences),
                 **retrieval_options(),

@@ -33,6 +33,13 @@ def add_ask(sub: Subcommands, as_user: argparse.ArgumentParser) -> None:
         help="answer from this document only (repeat for several); without it, a request about whole documents "
         "is about the one named in the question, or the only one, and a question searches them all",
     )
+    p.add_argument(
+        "--thorough",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="read every section of a long document before an overview of it (slow), or not: passages chosen "
+        "across it (default RAGCHAT_DOCUMENT_READING)",
+    )
     add_retrieval_flags(p)
     add_strictness_flag(p)
     p.add_argument("--json", action="store_true")
@@ -52,6 +59,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         on_queued=_QueueNotice(),
         strictness=args.strictness,
         documents=tuple(args.doc or ()),
+        thorough=args.thorough,
         on_progress=_section_progress if sys.stderr.isatty() and not args.json else None,
         on_section=_section_lines if sys.stderr.isatty() and not args.json else None,
         **retrieval_flags(args),
