@@ -1,11 +1,15 @@
-"""Time a summary of whole documents: time to first token and total, cold and cached.
+"""Time a summary of whole documents, read fast and thoroughly, side by side: first token and total,
+cold and cached.
 
 What it does: each PDF (generated ones with `--pages N`, or real files with `--pdf PATH`) is ingested
 into a temporary RAGCHAT_HOME; then one request about the whole document ("Summarize this document in
-3 bullets.") is asked twice through `Session.ask`. The first run is cold for the section summaries
-(the model is loaded and warmed on a small question first, so its load time is not counted); the
-second reads them from the section-summary cache. A document that fits `RAGCHAT_DOCUMENT_TOKENS` is
-given whole and has no sections to cache (`--document-tokens 200` forces sections on a short one).
+3 bullets.") is asked through `Session.ask`, for each reading in `--readings`: `fast` (passages chosen
+across the document, one model call) and `thorough` (every section summarised, then combined). Each
+is asked twice: cold (the model is loaded and warmed on a small question first, so its load time is
+not counted) and again (the thorough reading then reads its section summaries from their cache). A
+document that fits `RAGCHAT_DOCUMENT_TOKENS` is given whole either way (`--document-tokens 200` forces
+the long-document readings on a short one). `--thorough-max-pages` skips the thorough reading of
+larger documents (it takes minutes per hundred pages).
 
     .venv/bin/python bench/document_summary.py --pages 3                       # 0.5B, generated 3 pages
     .venv/bin/python bench/document_summary.py --pdf ../shared/data/pdfs/R-intro.pdf --model qwen2.5-coder-1.5b
@@ -36,6 +40,8 @@ def main() -> None:
     parser.add_argument("--model", default="qwen2.5-coder-0.5b")
     parser.add_argument("--document-tokens", type=int, default=None, help="RAGCHAT_DOCUMENT_TOKENS for the run")
     parser.add_argument("--section-tokens", type=int, default=None, help="RAGCHAT_SECTION_TOKENS for the run")
+    parser.add_argument("--readings", default="fast,thorough", help="comma-separated: fast, thorough")
+    parser.add_argument("--thorough-max-pages", type=int, default=200, help="no thorough reading above this")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         os.environ.update(
@@ -64,23 +70,32 @@ def main() -> None:
         print(f"model {args.model}; load average {os.getloadavg()[0]:.2f}")
         for name, data in files:
             result = session.ingest_bytes(name, data)
-            for run in ("cold", "cached"):
-                shown: list[float] = []  # when each section's partial result was handed to the reader
-                started = time.perf_counter()
-                answer = session.ask(REQUEST, _options(name, _timer(shown, started)))
-                total = time.perf_counter() - started
-                info = answer.document_request
-                first = answer.timings_ms.get("first_token_ms", 0.0) / 1000
-                partial = f"first partial result {shown[0]:.1f} s, " if shown else ""
-                print(
-                    f"{name}: {result.pages} pages, {info.method if info else '?'}, sections "
-                    f"{info.sections if info else 0} (cached {info.cached_sections if info else 0}), {run}: "
-                    f"{partial}first token {first:.1f} s, total {total:.1f} s; load {os.getloadavg()[0]:.2f}",
-                    flush=True,
-                )
-            pages = sorted({c.page for c in answer.citations})
-            print(f"  answer (cites pages {pages}):\n  " + answer.answer.replace("\n", "\n  "))
+            for reading in args.readings.split(","):
+                if reading == "thorough" and (result.pages or 0) > args.thorough_max_pages:
+                    print(f"{name}: {result.pages} pages, thorough: not run (over --thorough-max-pages)")
+                    continue
+                for run in ("cold", "again"):
+                    answer = _timed(session, name, reading, run, result.pages)
+                pages = sorted({c.page for c in answer.citations})
+                print(f"  answer (cites pages {pages}):\n  " + answer.answer.replace("\n", "\n  "))
             session.delete(name)
+
+
+def _timed(session, name: str, reading: str, run: str, pages: int | None):
+    shown: list[float] = []  # when each section's partial result was handed to the reader
+    started = time.perf_counter()
+    answer = session.ask(REQUEST, _options(name, _timer(shown, started), reading == "thorough"))
+    total = time.perf_counter() - started
+    info = answer.document_request
+    first = answer.timings_ms.get("first_token_ms", 0.0) / 1000
+    partial = f"first partial result {shown[0]:.1f} s, " if shown else ""
+    print(
+        f"{name}: {pages} pages, {reading} ({info.method if info else '?'}), sections "
+        f"{info.sections if info else 0} (cached {info.cached_sections if info else 0}), {run}: "
+        f"{partial}first token {first:.1f} s, total {total:.1f} s; load {os.getloadavg()[0]:.2f}",
+        flush=True,
+    )
+    return answer
 
 
 def _timer(shown: list[float], started: float):
@@ -88,10 +103,10 @@ def _timer(shown: list[float], started: float):
     return lambda _sentences: shown.append(time.perf_counter() - started)
 
 
-def _options(name: str, on_section):
+def _options(name: str, on_section, thorough: bool):
     from rag.pipeline import AskOptions
 
-    return AskOptions(documents=(name,), on_section=on_section)
+    return AskOptions(documents=(name,), on_section=on_section, thorough=thorough)
 
 
 if __name__ == "__main__":

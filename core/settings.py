@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ipaddress
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, SecretStr, field_validator
@@ -433,6 +433,19 @@ class DocumentRequestSettings(BaseModel):
         "(one model call over passages chosen from its structure and its chunk vectors: seconds at any length; "
         "rag/overview.py) or thorough (every section summarised first: minutes per hundred pages).",
     )
+    document_cards: bool = Field(
+        default=True,
+        description="The app writes each document's card (its overview) in the background once it is indexed and "
+        "the model is idle; writing stops as soon as a question waits for the model.",
+    )
+    card_threshold: float = Field(
+        default=0.7,
+        ge=0.0,
+        le=1.0,
+        description="P(a general overview) at or above which a request about one document that asks for no shape "
+        "is answered from the document's card, written in the background after it was indexed "
+        "(scripts/train_overview.py reports its precision and recall).",
+    )
     overview_tokens: int = Field(
         default=600,
         ge=100,
@@ -649,7 +662,25 @@ SETTING_GROUPS: tuple[type[BaseModel], ...] = (
 )
 
 
-class Settings(BaseSettings, *reversed(SETTING_GROUPS)):  # type: ignore[misc]
+# The groups again, last first (so that the fields are in SETTING_GROUPS' order), named one by one so that
+# the type checker sees every field (tests/unit/test_settings_table.py checks that the two lists agree).
+class Settings(
+    BaseSettings,
+    EvalSettings,
+    UserSettings,
+    VectorStoreSettings,
+    WeatherSettings,
+    MemorySettings,
+    TrustSettings,
+    DocumentRequestSettings,
+    LanguageSettings,
+    AnsweringSettings,
+    RetrievalSettings,
+    IngestionSettings,
+    EmbeddingSettings,
+    LLMSettings,
+    DataSettings,
+):
     """Runtime settings: every group above, read from RAGCHAT_* variables (the names the project's contract lists)."""
 
     # Errors name the setting and the reason but never echo the value: some values are secrets (tokens, keys).
@@ -658,6 +689,6 @@ class Settings(BaseSettings, *reversed(SETTING_GROUPS)):  # type: ignore[misc]
     )
 
 
-def get_settings(**overrides: object) -> Settings:
+def get_settings(**overrides: Any) -> Settings:
     """Fresh settings from the environment; overrides win (the CLI and UI pass their flags here)."""
     return Settings(**{k: v for k, v in overrides.items() if v is not None})

@@ -22,6 +22,7 @@ import asyncio
 import math
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import Any
 
 from eval.results import MetricValue
@@ -73,10 +74,10 @@ class RagasScorer:
             scores["non_llm_context_precision"] = outcome(lambda: self._context_precision.single_turn_ascore(sample))
         if answerable and references:
             scores["string_similarity"] = _best(
-                [outcome(lambda r=r: self._string.ascore(reference=r, response=response)) for r in references]
+                [outcome(partial(self._string.ascore, reference=r, response=response)) for r in references]
             )
             scores["semantic_similarity"] = _best(
-                [outcome(lambda r=r: self._semantic.ascore(reference=r, response=response)) for r in references]
+                [outcome(partial(self._semantic.ascore, reference=r, response=response)) for r in references]
             )
         if self._faithfulness is not None and self._relevancy is not None and not refused and response.strip():
             if given_contexts:

@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import NamedTuple, Protocol
+from typing import Literal, NamedTuple, Protocol
 
 from pydantic import ValidationError
 
@@ -46,7 +46,8 @@ from rag.pipeline import AskOptions
 class SubjectModels(Protocol):
     """The models of the system under test (ragchat.application.App provides them)."""
 
-    embedder: Embedder
+    @property
+    def embedder(self) -> Embedder: ...
 
     def llm(self) -> LLM: ...
 
@@ -54,8 +55,12 @@ class SubjectModels(Protocol):
 class EvalSubject(Protocol):
     """The system under test (ragchat.session.Session provides it)."""
 
-    settings: Settings
-    app: SubjectModels
+    # Read-only: a session's models are any object with these members (the App), not this type exactly.
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def app(self) -> SubjectModels: ...
 
     def ingest_paths(self, paths: list[Path]) -> list[IngestResult]: ...
 
@@ -90,7 +95,7 @@ METRICS: dict[str, str] = {
     "readable": "the answer reads as sentences: a verb, no table cells, spliced lines or glued marks (answered)",
 }
 LATENCY_STAGES = ("rewrite_ms", "retrieve_ms", "first_token_ms", "first_visible_ms", "generate_ms", "total_ms")
-TARGETS: tuple[tuple[str, str, float], ...] = (
+TARGETS: tuple[tuple[str, Literal[">=", "<="], float], ...] = (
     ("refusal_accuracy", ">=", 0.8),
     ("false_refusal_rate", "<=", 0.2),
     ("citation_covers_gold", ">=", 0.8),
@@ -340,7 +345,7 @@ def summarize(run: EvalRun, ragas: RagasStatus) -> EvalRun:
     for name, goal, threshold in TARGETS:
         value = aggregates[name].value
         met = None if value is None else (value >= threshold if goal == ">=" else value <= threshold)
-        targets.append(TargetCheck(metric=name, goal=goal, threshold=threshold, value=value, met=met))  # type: ignore[arg-type]
+        targets.append(TargetCheck(metric=name, goal=goal, threshold=threshold, value=value, met=met))
     return run.model_copy(
         update={"aggregates": aggregates, "by_category": by_category, "latency_ms": latency, "targets": targets}
     )

@@ -18,10 +18,14 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from typing import TYPE_CHECKING
 
 from core.language import LanguageDetector
 from core.schemas import Chunk, ChunkKind, Document, FileType, Page, PageHeading
 from ingestion.outline import Outline
+
+if TYPE_CHECKING:
+    from llama_index.core.node_parser import SentenceSplitter
 
 # Bumped when the rules change what chunks a document gets; recorded in the index manifest.
 CHUNKER_VERSION = 3
@@ -43,7 +47,7 @@ class Section:
 
 
 @lru_cache(maxsize=4)
-def _splitter(chunk_size: int, chunk_overlap: int):
+def _splitter(chunk_size: int, chunk_overlap: int) -> SentenceSplitter:
     from llama_index.core.node_parser import SentenceSplitter
 
     return SentenceSplitter(chunk_size=chunk_size, chunk_overlap=chunk_overlap)

@@ -30,11 +30,13 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import closing
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import PurePath
+from typing import Literal
 
 from core.language import LanguageDetector
 from core.schemas import Chunk, DocumentRecord, IngestProgress, IngestResult, Page, Redaction, doc_id_for
@@ -297,14 +299,14 @@ class Indexer:
             keyword_ids, keyword_texts, [doc_id] * len(keyword_ids), [version] * len(keyword_ids), keyword_langs
         )
         self._check_stop(doc_id, version, cancel, live=False)
-        pages = total if parsed.file_type == "pdf" else None  # TXT/MD have no pages
+        page_count = total if parsed.file_type == "pdf" else None  # TXT/MD have no pages
         record = DocumentRecord(
             doc_id=doc_id,
             source=parsed.source,
             file_type=parsed.file_type,
             content_hash=version,
             size_bytes=parsed.size_bytes,
-            pages=pages,
+            pages=page_count,
             chunks=len(keyword_ids),
             ingested_at=now(),
             encoding=parsed.encoding,
@@ -412,7 +414,14 @@ class Indexer:
 
 
 _NOTE_FIELDS = ("encoding", "no_text_pages", "ocr_pages", "redacted", "redactions", "warnings")
-_DONE = object()
+PageRead = tuple[Page, list[Chunk], list[Redaction]]  # a page, its chunks, its redactions
+
+
+class _End(Enum):
+    DONE = "done"
+
+
+_DONE = _End.DONE  # the reader's last item
 
 
 def _pages_ahead(
@@ -421,16 +430,16 @@ def _pages_ahead(
     settings: Settings,
     cancel: threading.Event,
     outline: Outline | None = None,
-) -> Iterator[tuple[Page, list[Chunk], list[Redaction]]]:
+) -> Generator[PageRead, None, None]:
     """(page, its chunks, its redactions), read and chunked by a worker thread at most QUEUE_PAGES
     ahead of the consumer. PDFium and the ONNX runtime release the GIL, so reading overlaps embedding.
     `outline` follows a PDF's headings across its pages (its title is read once they are done)."""
     owner = ChunkSource(doc_id_for(parsed.source), parsed.content_hash, parsed.source, parsed.file_type)
     detector = LanguageDetector.from_settings(settings)
-    ahead: queue.Queue[object] = queue.Queue(maxsize=QUEUE_PAGES)
+    ahead: queue.Queue[PageRead | BaseException | Literal[_End.DONE]] = queue.Queue(maxsize=QUEUE_PAGES)
     stop = threading.Event()
 
-    def put(item: object) -> bool:
+    def put(item: PageRead | BaseException | Literal[_End.DONE]) -> bool:
         while not stop.is_set():
             try:
                 ahead.put(item, timeout=0.1)
@@ -470,7 +479,7 @@ def _pages_ahead(
                 if isinstance(item, ParseError):
                     raise item
                 raise ParseError(f"the file could not be read ({type(item).__name__}: {item})") from item
-            yield item  # type: ignore[misc]
+            yield item
     finally:
         stop.set()
         worker.join(timeout=30)

@@ -16,6 +16,7 @@ import io
 import logging
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from ingestion.ocr import OcrError, Tesseract
 from ingestion.running_lines import keeps_offsets
@@ -120,14 +121,14 @@ Box = tuple[float, float, float, float]  # left, bottom, right, top in PDF point
 
 
 def _passage_boxes(
-    page: object,
-    textpage: object,
+    page: Any,  # pypdfium2's PdfPage and PdfTextPage: the library has no type annotations
+    textpage: Any,
     stored_text: str | None,
     span: tuple[int, int] | None,
     passage: str,
     ocr: Tesseract | None,
 ) -> list[Box]:
-    raw = textpage.get_text_range()  # type: ignore[attr-defined]
+    raw = textpage.get_text_range()
     cleaned, origins = cleaned_with_origins(raw)
     found: tuple[int, int] | None = None
     if span is not None and stored_text is not None and 0 <= span[0] < span[1] <= len(stored_text):
@@ -149,11 +150,11 @@ def _passage_boxes(
         found = _find_words(cleaned, passage)
     if found is None:
         return []
-    boxes = [textpage.get_charbox(origins[i]) for i in range(*found) if not cleaned[i].isspace()]  # type: ignore[attr-defined]
+    boxes = [textpage.get_charbox(origins[i]) for i in range(*found) if not cleaned[i].isspace()]
     return _merged(boxes)
 
 
-def _ocr_boxes(page: object, passage: str, ocr: Tesseract) -> list[Box]:
+def _ocr_boxes(page: Any, passage: str, ocr: Tesseract) -> list[Box]:
     """A page without a text layer: the boxes of the words Tesseract reads there that make up the passage."""
     words = ocr.word_boxes(page)
     joined, starts = "", []
@@ -164,10 +165,10 @@ def _ocr_boxes(page: object, passage: str, ocr: Tesseract) -> list[Box]:
     if found is None:
         return []
     return [
-        box
-        for start, (word, *box) in zip(starts, words, strict=True)
+        (left, bottom, right, top)
+        for start, (word, left, bottom, right, top) in zip(starts, words, strict=True)
         if found[0] < start + len(word) and start < found[1]
-    ]  # type: ignore[misc]
+    ]
 
 
 def _merged(boxes: list[Box]) -> list[Box]:

@@ -260,7 +260,8 @@ def _newlines(text: str) -> str:
 
 # Pages sampled for a document's body type size when running lines are not looked for.
 SIZE_SAMPLE_PAGES = 24
-PDFIUM_ERRORS = {1: "unknown error", 2: "file error", 3: "format error", 6: "page error"}
+# Looked up with a PdfiumError's err_code, None when it has none.
+PDFIUM_ERRORS: dict[int | None, str] = {1: "unknown error", 2: "file error", 3: "format error", 6: "page error"}
 
 
 class PdfReader:

@@ -16,9 +16,13 @@ import ipaddress
 import os
 import re
 import secrets
+from collections.abc import Callable
 from pathlib import Path
+from typing import Literal
 
 from core.schemas import Redaction
+
+Kind = Literal["email", "phone", "ip", "token"]  # Redaction.kind
 
 _EMAIL = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?![\w-])")
 _IPV4 = re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.]*\d)")
@@ -53,14 +57,15 @@ class Redactor:
 
     def redact(self, text: str, page: int) -> tuple[str, list[Redaction]]:
         """The text with every match replaced, and one report entry per replacement."""
-        found: list[tuple[int, int, str]] = []  # start, end, kind; first kind to claim a span wins
-        for kind, pattern, accept in (
+        found: list[tuple[int, int, Kind]] = []  # start, end, kind; first kind to claim a span wins
+        rules: tuple[tuple[Kind, re.Pattern[str], Callable[[str], bool]], ...] = (
             ("email", _EMAIL, lambda v: True),
             ("ip", _IPV4, _is_ip),
             ("ip", _IPV6, _is_ipv6),
             ("token", _TOKEN, _looks_secret),
             ("phone", _PHONE, _looks_like_phone),
-        ):
+        )
+        for kind, pattern, accept in rules:
             for match in pattern.finditer(text):
                 start, end = match.span()
                 if accept(match.group()) and not any(s < end and start < e for s, e, _ in found):
@@ -75,7 +80,7 @@ class Redactor:
             value = text[start:end]
             placeholder = self.placeholder(kind, value)
             parts += [text[cursor:start], placeholder]
-            report.append(Redaction(page=page, kind=kind, placeholder=placeholder, preview=_mask(kind, value)))  # type: ignore[arg-type]
+            report.append(Redaction(page=page, kind=kind, placeholder=placeholder, preview=_mask(kind, value)))
             cursor = end
         parts.append(text[cursor:])
         return "".join(parts), report

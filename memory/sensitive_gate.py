@@ -67,7 +67,9 @@ def asked_probability(llm: LLM, message: str) -> float:
 
 
 class SensitiveGate:
-    def __init__(self, embed: Callable[[list[str]], np.ndarray], llm: Callable[[], LLM], gates: MemoryGates) -> None:
+    def __init__(
+        self, embed: Callable[[list[str]], list[list[float]]], llm: Callable[[], LLM], gates: MemoryGates
+    ) -> None:
         self._embed, self._llm, self._gates = embed, llm, gates
         self._sensitive = GateWeights.load(SENSITIVE_WEIGHTS)
 

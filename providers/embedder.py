@@ -81,16 +81,18 @@ class Embedder:
         from fastembed import TextEmbedding
 
         settings, folder = self._settings, self._folder
-        kwargs = {"specific_model_path": str(folder)} if folder else {}
+        kwargs: dict[str, Any] = {"specific_model_path": str(folder)} if folder else {}
         # A local folder's session is built here without spinning, so fastembed builds none (lazy_load):
         # building it twice cost ~0.2 s of every start.
         model = TextEmbedding(settings.embed_model, threads=threads, lazy_load=folder is not None, **kwargs)
+        # fastembed's ONNX model object: its session and tokenizer are not part of TextEmbedding's public type.
+        onnx: Any = model.model
         if folder:
-            model.model.model = _session_without_spinning(folder / "model.onnx", threads)
-            model.model._ensure_tokenizer()  # what fastembed's own load would also have loaded
+            onnx.model = _session_without_spinning(folder / "model.onnx", threads)
+            onnx._ensure_tokenizer()  # what fastembed's own load would also have loaded
         if settings.embed_max_tokens:
             # fastembed keeps the tokenizers.Tokenizer it built on the ONNX model object.
-            model.model.tokenizer.enable_truncation(max_length=settings.embed_max_tokens)
+            onnx.tokenizer.enable_truncation(max_length=settings.embed_max_tokens)
         return model
 
     def embed(self, texts: list[str]) -> list[list[float]]:
@@ -123,7 +125,7 @@ class Embedder:
         return cosine
 
 
-def _session_without_spinning(path: Path, threads: int):
+def _session_without_spinning(path: Path, threads: int) -> Any:  # an onnxruntime.InferenceSession
     """The same session fastembed builds (all graph optimizations, `threads` intra-op threads), with
     the intra-op threads sleeping instead of spinning between operators, and without ONNX Runtime's
     CPU memory arena: the arena keeps what the largest batch shapes seen so far needed, so a process

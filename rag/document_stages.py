@@ -23,10 +23,12 @@ from rag.answer_format import without_cjk
 from rag.citations import markers_in, split_sentences, strip_markers, tidy_markers
 from rag.context_budget import source_budget
 from rag.evidence import Embed
+from rag.extraction import ListKind, extract, item_list
 from rag.messages import message
 from rag.overview import choose_passages
 from rag.question import Progress, SectionDone, Timings, elapsed_ms, no_section
 from rag.router import Form, Route, Router
+from rag.stages import Retrieve
 from rag.whole_document import (
     DOCUMENT_SYSTEM_PROMPT,
     DocumentSource,
@@ -218,6 +220,48 @@ class ChoosePassages:
             hits += choose_passages(chunks, share, self._header_tokens, query).hits
         timings["choose_ms"] = elapsed_ms(started)
         return hits
+
+
+# A request that names a part of a document ("in the references appendix", "the 'Using C++ code'
+# section"): its list is drawn from the pages retrieval finds for it, not from the whole document.
+_NAMES_A_PART = re.compile(
+    r"\b(sections?|chapters?|appendix|appendices|part|preface|foreword|acknowledge?ments?|references|bibliography|"
+    r"annex(es)?|clauses?|articles?)\b|['‘\"“][^'’\"”]{3,}['’\"”]",
+    re.IGNORECASE,
+)
+
+
+class ListItems:
+    """ "List every date / figure / name" answered by extraction (rag/extraction.py): the items found in
+    the documents' text, each with its sentence cited to its page, in document order; from the pages
+    retrieval finds for the request when it names a part of the document."""
+
+    def __init__(self, source: DocumentSource, retrieve: Retrieve, settings: Settings) -> None:
+        self._source = source
+        self._retrieve = retrieve
+        self._top_k = settings.top_k
+
+    def run(
+        self, question: str, kind: ListKind, documents: list[DocumentRecord], timings: Timings
+    ) -> tuple[str, list[Hit]] | None:
+        """The list (a cited bullet per item) and its numbered passages; None when no item of the
+        kind was found."""
+        started = time.perf_counter()
+        pages = self._pages(question, documents) if _NAMES_A_PART.search(question) else None
+        hits: list[Hit] = []
+        for record in documents:
+            stored = self._source.pages(record.doc_id, record.content_hash)
+            wanted = (page for page in stored if pages is None or (record.doc_id, page.number) in pages)
+            hits += passages(record, wanted, PASSAGE_TOKENS)
+        items = extract(kind, hits)
+        timings["extract_ms"] = elapsed_ms(started)
+        return item_list(items) if items else None
+
+    def _pages(self, question: str, documents: list[DocumentRecord]) -> set[tuple[str, int]]:
+        """The pages of the passages retrieval finds for the request, and the page after each (a part
+        found by its heading goes on over the page)."""
+        found = self._retrieve.run(question, self._top_k, doc_ids=frozenset(d.doc_id for d in documents))
+        return {(h.chunk.doc_id, h.chunk.page + step) for h in found.hits for step in (0, 1)}
 
 
 class SummariseSections:

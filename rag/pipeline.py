@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from core.language import LanguageDetector
-from core.schemas import Answer, DocumentRecord, DocumentRequest, Evidence, Given, MemoryFacts, ModelInfo
+from core.schemas import Answer, DocumentRecord, DocumentRequest, Evidence, Given, Hit, MemoryFacts, ModelInfo
 from core.settings import Settings
 from providers.llm.base import LLM, ChatMessage, LLMError, Sampling
 from providers.llm.generation_queue import QueueWait
@@ -30,10 +30,12 @@ from rag.answer_format import without_cjk
 from rag.citations import CitationRules
 from rag.context_budget import fit_hits
 from rag.conversations import ConversationStore
+from rag.document_cards import CARD_LANGUAGE, CARD_REQUEST, DocumentCard, DocumentCards, UseCards
 from rag.document_stages import (
     ChoosePassages,
     ChooseScope,
     DocumentVectors,
+    ListItems,
     Read,
     ReadDocuments,
     RouteRequest,
@@ -41,12 +43,13 @@ from rag.document_stages import (
     SummariseSections,
 )
 from rag.evidence import Embed
+from rag.extraction import list_kind
 from rag.guardrails import Guardrails
 from rag.messages import memory_note
 from rag.query_log import QueryLog
 from rag.question import AskOptions, QuestionState, elapsed_ms, no_progress, no_section
 from rag.retriever import HybridRetriever
-from rag.router import Route
+from rag.router import Form, Route
 from rag.stages import (
     AnchorAnswer,
     BuildPrompt,
@@ -137,15 +140,18 @@ class AnswerPipeline:
         documents: DocumentSource | None = None,
         summaries: Callable[[], SectionSummaryCache] | None = None,
         vectors: Callable[[], DocumentVectors] | None = None,
+        cards: Callable[[], DocumentCards] | None = None,
     ) -> None:
         """`llm` and `models` are called when needed (loading a model takes seconds); `memory` is None
         when memory is turned off; `documents` (the registry) and `summaries` (the section-summary
         cache) answer requests about whole documents, which without them go through retrieval;
-        `vectors` (the vector store) lets a long document be read fast, from chosen passages."""
+        `vectors` (the vector store) lets a long document be read fast, from chosen passages, and
+        `cards` keeps each document's overview (its card) to answer a request for one at once."""
         self._settings = settings
         self._llm = llm
         self._documents = documents
         self._memory = memory
+        self._models = models
         self.detect_language = LanguageDetector.from_settings(settings)
         self.guard = Guard(guardrails)
         self.note_facts = NoteFacts(memory)
@@ -177,7 +183,9 @@ class AnswerPipeline:
             self.scope = ChooseScope(documents, settings.scope_every_threshold)
             self.read_documents = ReadDocuments(documents, settings)
             self.summarise = SummariseSections(llm, settings, summaries)
+        self.list_items = ListItems(documents, self.retrieve, settings) if documents is not None else None
         self.choose = ChoosePassages(vectors, embed, settings) if vectors is not None else None
+        self.cards = UseCards(cards, settings.card_threshold) if cards is not None else None
 
     def ask(self, question: str, options: AskOptions | None = None) -> AnswerStream:
         options = options or AskOptions()
@@ -192,9 +200,10 @@ class AnswerPipeline:
             return AnswerStream(state, iter([state.guardrail.message]), self.assemble)
         if self.note_facts.applies(question):
             return self._noted(state)
-        route = self.route.run(question, state.timings) if self.route is not None else None
+        router = self.route
+        route = router.run(question, state.timings) if router is not None else None
         scope: Scope | None = None
-        if route is not None and self.route.sure(route):
+        if route is not None and router is not None and router.sure(route):
             scope = self._scope(state, route)
             # Several documents and none chosen: a request across them ("which document mentions the
             # notice period?") is a search, answered from passages; asked back only if none matches.
@@ -203,7 +212,7 @@ class AnswerPipeline:
         state.memory = self._memory.context_for(question) if self._memory is not None else MemoryFacts()
         closeness = self.choose_source.memory_closeness(question, state.memory)
         personal = self.choose_source.personal(closeness)
-        if route is not None and not personal and self.route.leans(route) and scope is None:
+        if route is not None and router is not None and not personal and router.leans(route) and scope is None:
             # Read whole when the documents fit the prompt, or fast (chosen passages) when they do not;
             # reading every section first is too slow to risk on a request that only leans this way.
             scope = self._scope(state, route)
@@ -219,7 +228,7 @@ class AnswerPipeline:
             state.search_query, options.top_k, options.bm25_weight, options.rerank, query_lang, selected
         )
         state.timings["retrieve_ms"] = state.retrieval.timings_ms.get("search_ms", 0.0)
-        if route is not None and not personal and self.route.unmatched(route, state.retrieval):
+        if route is not None and router is not None and not personal and router.unmatched(route, state.retrieval):
             # Never refused by the relevance gate: the documents themselves are the evidence.
             return self._about_documents(state, route, scope or self._scope(state, route))
         return self._from_passages(state, closeness)
@@ -254,7 +263,8 @@ class AnswerPipeline:
     ) -> AnswerStream:
         """The documents in scope whole (or their section summaries) as numbered evidence, or the
         question back when the scope is unclear; the answer streams in the form asked for, every
-        sentence or bullet citing an excerpt. `read`: the documents' passages, when already read."""
+        sentence or bullet citing an excerpt. A request for a general overview of one document is
+        answered from its card when it has one. `read`: the documents' passages, when already read."""
         state.path = "documents"
         state.document_request = DocumentRequest(
             p_document=round(route.p_document, 3), documents=[d.source for d in scope.documents], method="clarify"
@@ -262,10 +272,23 @@ class AnswerPipeline:
         if scope.clarify is not None:
             state.clarify = scope.clarify
             return AnswerStream(state, iter([scope.clarify]), self.assemble)
+        carded = self.cards.applies(route, scope.documents, state.lang, state.options.thorough) if self.cards else None
+        card = self.cards.find(carded, self._models().llm) if self.cards and carded else None
+        if card is not None:
+            state.document_request.method = "card"
+            state.given = _numbered(card.passages)
+            return AnswerStream(state, iter([card.reply]), self.assemble)
+        kind = list_kind(state.question)
+        lists = self.list_items
+        listed = lists.run(state.question, kind, scope.documents, state.timings) if kind and lists else None
+        if listed is not None:
+            state.document_request.method = "extracted"
+            state.given = _numbered(listed[1])
+            return AnswerStream(state, iter([listed[0]]), self.assemble)
         read = read or self._read(state, scope.documents)
         assert read is not None  # reading thoroughly is always possible
         state.document_request.method = "chosen" if read.chosen else "whole" if read.fits else "sections"
-        return AnswerStream(state, self._document_tokens(state, route, read), self.assemble)
+        return AnswerStream(state, self._document_tokens(state, route.form, read, carded), self.assemble)
 
     def _read(self, state: QuestionState, documents: list[DocumentRecord], thorough: bool = True) -> Read | None:
         """The documents whole when they fit the prompt; else a few passages chosen from them (fast),
@@ -280,10 +303,12 @@ class AnswerPipeline:
         chosen = self.choose.run(state.question, documents, state.timings)
         return Read(chosen, self.read_documents.budget(state.question), fits=True, chosen=True)
 
-    def _document_tokens(self, state: QuestionState, route: Route, read: Read) -> Iterator[str]:
+    def _document_tokens(
+        self, state: QuestionState, form: Form, read: Read, carded: DocumentRecord | None = None
+    ) -> Iterator[str]:
         """The answer over the documents' passages, or over their section summaries when they do not
-        fit (summarised as the stream is read, so the caller sees progress)."""
-        settings = self._settings
+        fit (summarised as the stream is read, so the caller sees progress). A general overview of
+        one document (`carded`) is kept as its card."""
         hits = read.passages
         if not read.fits:
             request = state.document_request
@@ -296,21 +321,44 @@ class AnswerPipeline:
                 state.timings,
                 state.options.on_section or no_section,
             )
-            hits = fit_hits(hits, read.budget, settings.source_header_tokens)
-        state.given = Given(mode="sources", evidence=[Evidence(id=n, hit=h) for n, h in enumerate(hits, 1)])
+            hits = fit_hits(hits, read.budget, self._settings.source_header_tokens)
+        state.given = _numbered(hits)
         if not hits:  # no text in the documents (a scan without OCR)
             return
-        form = route.form
+        messages, sampling = self._document_prompt(state.question, hits, form, state.lang, read.chosen)
+        reply: list[str] = []
+        for token in self.generate.run_tokens(messages, sampling, state.started, state.timings, state.queue):
+            reply.append(token.text)
+            yield token.text
+        if carded is not None and self.cards is not None:
+            self.cards.keep(carded, self._models().llm, "".join(reply), hits)
+
+    def _document_prompt(
+        self, request: str, hits: list[Hit], form: Form, lang: str, chosen: bool
+    ) -> tuple[list[ChatMessage], Sampling]:
+        settings = self._settings
         most = settings.document_list_items if form.bullets == 0 else settings.answer_max_sentences
-        messages = document_messages(state.question, hits, form, most, state.lang, chosen=read.chosen)
+        messages = document_messages(request, hits, form, most, lang, chosen=chosen)
+        no_cjk = without_cjk(lang, (hit.chunk.lang for hit in hits))
         ids = list(range(1, len(hits) + 1))
-        no_cjk = without_cjk(state.lang, (hit.chunk.lang for hit in hits))
         grammar = document_grammar(ids, form, most, no_cjk) if self._llm().constrains else None
-        sampling = Sampling(
+        return messages, Sampling(
             max_tokens=settings.document_answer_tokens, temperature=settings.llm_temperature, grammar=grammar
         )
-        for token in self.generate.run_tokens(messages, sampling, state.started, state.timings, state.queue):
-            yield token.text
+
+    def write_card(self, record: DocumentRecord, stop: Callable[[], bool]) -> DocumentCard | None:
+        """Write a document's card (rag/document_cards.py): its overview from passages chosen across
+        it, in one model call that stops as soon as `stop()` says a question waits. None when it
+        stopped, or the document gave nothing to write from."""
+        if self.cards is None:
+            return None
+        state = QuestionState(CARD_REQUEST, AskOptions(thorough=False), self._settings.strictness, QueueWait())
+        read = self._read(state, [record], thorough=False)
+        if read is None or not read.passages:
+            return None
+        messages, sampling = self._document_prompt(CARD_REQUEST, read.passages, Form(), CARD_LANGUAGE, read.chosen)
+        reply = self.cards.write(self._llm(), messages, sampling, stop)
+        return None if reply is None else self.cards.keep(record, self._models().llm, reply, read.passages)
 
     def _noted(self, state: QuestionState) -> AnswerStream:
         """The memory graph runs as the stream is read; its note is the reply."""
@@ -324,3 +372,7 @@ class AnswerPipeline:
             yield memory_note(state.noted, state.lang)
 
         return AnswerStream(state, run_graph(), self.assemble)
+
+
+def _numbered(hits: list[Hit]) -> Given:
+    return Given(mode="sources", evidence=[Evidence(id=n, hit=hit) for n, hit in enumerate(hits, 1)])

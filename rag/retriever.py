@@ -86,10 +86,10 @@ class HybridRetriever:
         chunks: dict[str, Chunk] = {}
         dense: dict[str, float] = {}
         if bm25_weight < 1.0:
-            for chunk, similarity in self._store.query(query_vector.tolist(), self._candidates, doc_ids):
+            for chunk, cosine in self._store.query(query_vector.tolist(), self._candidates, doc_ids):
                 if live.get(chunk.doc_id) == chunk.content_hash:
                     chunks[chunk.chunk_id] = chunk
-                    dense[chunk.chunk_id] = similarity
+                    dense[chunk.chunk_id] = cosine
         timings["dense_ms"] = _ms(mark)
         bm25: dict[str, float] = {}
         if keyword is not None:

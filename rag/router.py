@@ -28,6 +28,7 @@ from rag.evidence import Embed
 
 WEIGHTS_PATH = Path(__file__).with_name("router_weights.json")
 SCOPE_WEIGHTS_PATH = Path(__file__).with_name("scope_weights.json")
+OVERVIEW_WEIGHTS_PATH = Path(__file__).with_name("overview_weights.json")
 
 RouteKind = Literal["document", "passage"]
 
@@ -151,6 +152,7 @@ class Route:
     p_document: float
     form: Form
     p_every: float = 0.0  # P(the request needs every document read), for a document request
+    p_overview: float = 0.0  # P(it asks for a general overview of the document: its card answers it)
     shape_only: bool = False  # asks for a shape and names no subject (asks_only_a_shape): a document request
 
 
@@ -203,7 +205,8 @@ class Router:
     """Document-level or passage, from the request's meaning; `threshold` on P(document). On the same
     vector, a second regression (scripts/train_scope.py) says whether a document request needs every
     document read ("summarise each of my files", "compare the two contracts") or is about one of them
-    or a search for the one that holds something ("which file mentions GDPR?")."""
+    or a search for the one that holds something ("which file mentions GDPR?"); a third
+    (scripts/train_overview.py), whether it asks for a general overview, which a document's card answers."""
 
     def __init__(
         self,
@@ -211,11 +214,13 @@ class Router:
         threshold: float,
         weights: RouterWeights | None = None,
         scope_weights: RouterWeights | None = None,
+        overview_weights: RouterWeights | None = None,
     ) -> None:
         self._embed = embed
         self._threshold = threshold
         self._weights = weights or RouterWeights.load()
         self._scope = scope_weights or RouterWeights.load(SCOPE_WEIGHTS_PATH)
+        self._overview = overview_weights or RouterWeights.load(OVERVIEW_WEIGHTS_PATH)
 
     def route(self, text: str) -> Route:
         vector = np.asarray(self._embed([text]), dtype=np.float32)
@@ -226,5 +231,6 @@ class Router:
             p_document=p,
             form=requested_form(text),
             p_every=float(self._scope.probability(vector)[0]),
+            p_overview=float(self._overview.probability(vector)[0]),
             shape_only=shape_only,
         )

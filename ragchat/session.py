@@ -38,6 +38,7 @@ from memory.sensitive_gate import MemoryGates
 from providers.chroma_server import store_label
 from rag.conversation_export import conversation_markdown
 from rag.conversations import ConversationStore
+from rag.document_cards import card_text
 from rag.guardrails import Guardrails
 from rag.messages import memory_note
 from rag.pipeline import AnswerPipeline, AnswerStream, AskOptions
@@ -45,6 +46,7 @@ from rag.query_log import QueryLog
 from rag.rate_limit import RateLimiter
 from rag.stages import Retrieve
 from rag.support import SupportChecker
+from ragchat.card_writer import CardTarget, CardWriter
 from ragchat.document_index import DocumentIndex, IndexOpened
 from ragchat.ingest_jobs import IngestJobs
 from ragchat.process_models import ProcessModels
@@ -154,6 +156,11 @@ class Session:
         ocr = Tesseract.from_settings(self.settings) if stored and stored.ocr else None
         return render_page(pdf, page, scale, stored.text if stored else None, span, passage, ocr)
 
+    def document_card(self, record: DocumentRecord) -> str | None:
+        """The document's card (its overview, written in the background) as text, if it has one."""
+        card = self.document_index.cards.latest(record.doc_id, record.content_hash)
+        return card_text(card) if card is not None else None
+
     def delete(self, source: str) -> bool:
         return self.document_index.delete(source)
 
@@ -248,6 +255,23 @@ class Session:
             self.document_index.registry,
             lambda: self.document_index.summaries,
             lambda: self.document_index.store,
+            lambda: self.document_index.cards,
+        )
+
+    @cached_property
+    def card_writer(self) -> CardWriter:
+        """Writes this index's document cards in the background while the model is idle (the app
+        starts it); it never loads the model."""
+        app = self.app
+        return CardWriter(
+            CardTarget(
+                documents=self.documents,
+                cards=lambda: self.document_index.cards,
+                llm=lambda: app.llm() if app.llm_status().state == "ready" else None,
+                model=lambda: app.llm_label,
+                write=self.pipeline.write_card,
+                ingesting=lambda: self.document_index.jobs.busy(),
+            )
         )
 
     def models(self) -> ModelInfo:

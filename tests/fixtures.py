@@ -68,6 +68,29 @@ def long_pdf_bytes(pages: int, seed: int = 0, marker: str = "") -> bytes:
     return bytes(pdf.output())
 
 
+TOPICS = ("harbour cranes", "customs forms", "warehouse safety", "freight tariffs", "night shifts", "berth booking")
+
+
+def chaptered_pdf_bytes(pages: int, per_chapter: int = 5) -> bytes:
+    """A manual of `pages` pages in chapters of `per_chapter` pages, each chapter under a heading set
+    larger than its text and about its own topic (TOPICS, in turn), its pages numbered in the text."""
+    pdf = FPDF()
+    for number in range(1, pages + 1):
+        pdf.add_page()
+        chapter = (number - 1) // per_chapter
+        topic = TOPICS[chapter % len(TOPICS)]
+        if (number - 1) % per_chapter == 0:
+            pdf.set_font("Helvetica", size=18)
+            pdf.multi_cell(0, 10, f"{chapter + 1} {topic.capitalize()}", new_x="LMARGIN", new_y="NEXT")
+        pdf.set_font("Helvetica", size=10)
+        body = " ".join(
+            f"On page {number} the manual explains {topic}: rule {k} says staff check {topic} before noon."
+            for k in range(1, 9)
+        )
+        pdf.multi_cell(0, 5, body, new_x="LMARGIN", new_y="NEXT")
+    return bytes(pdf.output())
+
+
 def encrypted_pdf_bytes(user_password: str, text: str) -> bytes:
     pdf = FPDF()
     pdf.set_encryption(owner_password="owner", user_password=user_password)

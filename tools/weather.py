@@ -129,7 +129,7 @@ def build_analysis(
     if block is None or not block.time:
         message = f"Open-Meteo's {request.source} answer holds no hourly data for this period"
         raise WeatherError(WeatherFailure(kind="bad_response", message=message, place=place))
-    empty = [None] * len(block.time)
+    empty: list[float | None] = [None] * len(block.time)
     hourly = HourlySeries(
         time=block.time,
         temperature=block.temperature_2m if block.temperature_2m is not None else empty,

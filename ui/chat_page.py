@@ -20,6 +20,8 @@ from ui.copy_button import copy_button
 from ui.memory_panel import render_memory_panel
 from ui.settings_panel import init_settings, render_model_status, render_settings, retrieval_options
 
+CARD_CHARS = 220  # a document's card in the list: its overview, shortened (the whole of it on hover)
+
 log = logging.getLogger("ragchat.app")
 
 EMPTY_STATE = "Upload a document in the sidebar to start."
@@ -60,6 +62,8 @@ def render_documents(session: Session, documents: list[DocumentRecord]) -> None:
     for doc in documents:
         name_col, button_col = st.columns([5, 1], vertical_alignment="center")
         name_col.markdown(f"**{doc.source}**  \n{ingest_panel.size_text(doc.pages, doc.chunks)}")
+        if card := session.document_card(doc):
+            name_col.caption(escape_markdown(shorten(card, CARD_CHARS)), help=card)
         delete = button_col.button(
             "", icon=":material/delete:", type="tertiary", key=f"delete-{doc.doc_id}", help=f"Delete {doc.source}"
         )
@@ -348,7 +352,8 @@ def answer_question(session: Session, question: str) -> Message:
         stream: Turn | None = None
         try:
             progress_slot = st.empty()
-            sections_slot, sections_found = st.empty(), []
+            sections_slot = st.empty()
+            sections_found: list[list[Hit]] = []
             options = AskOptions(
                 session_id=st.session_state.session_id,
                 client_id=st.session_state.client_id,

@@ -61,7 +61,8 @@ def render_page(session: Session, citation: Citation, key: str) -> None:
     state = f"page_view:{key}"
     number = st.session_state.get(state, citation.page)
     cited = number == citation.page
-    span = (citation.char_start, citation.char_end) if cited and citation.char_start is not None else None
+    start, end = citation.char_start, citation.char_end
+    span = (start, end) if cited and start is not None and end is not None else None
     try:
         shown = _page_image(session, citation.source, version, number, span, citation.snippet if cited else "")
     except IndexError:

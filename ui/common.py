@@ -35,8 +35,12 @@ ACTIVE_USER = "user"  # session state: the canonical name of this session's user
 
 def get_user_session() -> Session:
     """The Session of this browser session's user (ui/user_panel.py sets the user): their memory,
-    conversations and query log, on the process's shared models."""
-    return get_app().session(st.session_state.get(ACTIVE_USER))
+    conversations and query log, on the process's shared models. Its documents' cards are written in
+    the background (RAGCHAT_DOCUMENT_CARDS)."""
+    session = get_app().session(st.session_state.get(ACTIVE_USER))
+    if session.settings.document_cards:
+        session.card_writer.start()
+    return session
 
 
 def _preload_llm(app: App) -> None:

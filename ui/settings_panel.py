@@ -10,11 +10,11 @@ failed, and why.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, Literal
 
 import streamlit as st
 
-from core.schemas import LLMChoice, LLMOption, LLMStatus
+from core.schemas import LLMChoice, LLMOption, LLMState, LLMStatus
 from rag.answerability import level_rates
 from ragchat.session import Session
 from ui.common import FAILURE_ICON, calm_notice, escape_markdown
@@ -24,7 +24,8 @@ log = logging.getLogger("ragchat.app")
 TOP_K_MAX = 10
 STRICTNESS_LEVELS = ["lenient", "balanced", "strict"]
 STATUS_POLL_S = 2  # while the model loads, the status line refreshes itself this often
-_BADGES = {
+# (text, color, icon) of the model's status line; the colors are among those st.badge takes.
+_BADGES: dict[LLMState, tuple[str, Literal["green", "orange", "gray", "red"], str]] = {
     "ready": ("Ready", "green", ":material/check_circle:"),
     "loading": ("Loading…", "orange", ":material/hourglass_top:"),
     "not loaded": ("Not loaded yet", "gray", ":material/pending:"),

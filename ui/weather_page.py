@@ -54,10 +54,13 @@ def render_inputs() -> WeatherRequest | None:
         else:
             fields["start"], fields["end"] = picked
     fields["temperature_unit"] = st.selectbox(
-        "Temperature", list(TEMPERATURE_UNITS), format_func=TEMPERATURE_UNITS.get, key="weather_temperature_unit"
+        "Temperature",
+        list(TEMPERATURE_UNITS),
+        format_func=TEMPERATURE_UNITS.__getitem__,
+        key="weather_temperature_unit",
     )
     fields["wind_speed_unit"] = st.selectbox(
-        "Wind speed", list(WIND_UNITS), format_func=WIND_UNITS.get, key="weather_wind_unit"
+        "Wind speed", list(WIND_UNITS), format_func=WIND_UNITS.__getitem__, key="weather_wind_unit"
     )
     fields["explain"] = st.toggle(
         "Explain in plain words",

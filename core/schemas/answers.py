@@ -94,8 +94,10 @@ class DocumentRequest(BaseModel):
 
     p_document: float = Field(description="The router's P(the request is about whole documents).")
     documents: list[str] = Field(default_factory=list, description="The documents in scope.")
-    method: Literal["whole", "chosen", "sections", "clarify"] = Field(
-        description="whole: every passage given; chosen: a few passages chosen from its structure and its "
+    method: Literal["whole", "chosen", "sections", "card", "extracted", "clarify"] = Field(
+        description="whole: every passage given; extracted: every date, figure or name found in the text, "
+        "each with its sentence (rag/extraction.py); card: the document's overview written before it was asked "
+        "for (rag/document_cards.py); chosen: a few passages chosen from its structure and its "
         "vectors (a long document, read fast); sections: summarised section by section, then combined "
         "(read thoroughly); clarify: the scope was unclear, and the reply asks which documents."
     )
@@ -173,7 +175,9 @@ class Answer(BaseModel):
         default_factory=list, exclude=True, description="Every chunk retrieval considered, in final order."
     )
 
-    @computed_field  # in `ask --json`, for scripts that only want the flagged sentences
+    # In `ask --json`, for scripts that only want the flagged sentences. The ignore: mypy does not type a
+    # decorated @property (python/mypy#1362); pydantic's documentation prescribes this one.
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def unsupported_sentences(self) -> list[str]:
         return [s.sentence for s in self.support if not s.supported]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -58,11 +58,11 @@ class LLM(ABC):
         max_tokens: int,
         temperature: float,
         on_queued: QueueListener | None = None,
-    ) -> Iterator[str]:
+    ) -> Generator[str, None, None]:
         """Yield the reply's text as it is generated. A provider that queues its callers (the
         embedded model: one generation at a time) tells `on_queued` the caller's place while it
         waits; a server-backed provider queues on the server and never calls it. A provider
-        overrides this or `stream_tokens`."""
+        overrides this or `stream_tokens`; closing the generator stops the generation."""
         sampling = Sampling(max_tokens=max_tokens, temperature=temperature)
         for token in self.stream_tokens(messages, sampling, on_queued):
             yield token.text

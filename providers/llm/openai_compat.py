@@ -22,7 +22,7 @@ class OpenAICompatLLM(LLM):
         self.label = f"openai-compatible · {model} @ {base_url}"
 
     def complete_json(self, messages: list[ChatMessage], schema: dict[str, Any], max_tokens: int) -> str:
-        body = {
+        body: dict[str, Any] = {
             "model": self._model,
             "messages": [m.model_dump() for m in messages],
             "max_tokens": max_tokens,
@@ -63,7 +63,11 @@ class OpenAICompatLLM(LLM):
             ) as response:
                 if response.status_code != 200:
                     raise LLMError(f"{self.label} answered HTTP {response.status_code}: {response.text[:300]}")
-                for line in response.iter_lines(decode_unicode=True):
+                # Bytes, decoded here: server-sent events are UTF-8, but requests decodes a text/event-stream
+                # without a charset (llama.cpp's server, Ollama) as Latin-1, and yields bytes without a
+                # Content-Type at all.
+                for raw in response.iter_lines():
+                    line = raw.decode("utf-8")
                     if not line or not line.startswith("data:"):
                         continue
                     payload = line[len("data:") :].strip()

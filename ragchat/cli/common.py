@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 from core.settings import get_settings
 
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
 
 
-def session_for(args: argparse.Namespace | None = None):
+def session_for(args: argparse.Namespace | None = None) -> Session:
     """The Session of `--user` (else RAGCHAT_USER, else the default user) in a new App."""
     from ragchat.application import open_session
 
@@ -42,7 +42,12 @@ def add_retrieval_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-rerank", action="store_true", help="skip the cross-encoder for this query")
 
 
-def retrieval_flags(args: argparse.Namespace) -> dict[str, object]:
+class RetrievalFlags(TypedDict):
+    bm25_weight: float | None
+    rerank: bool
+
+
+def retrieval_flags(args: argparse.Namespace) -> RetrievalFlags:
     return {"bm25_weight": args.bm25_weight, "rerank": not args.no_rerank}
 
 

@@ -53,9 +53,12 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     else:
         for r in results:
             pages = f"{r.pages} pages, " if r.pages is not None else ""
-            detail = r.error if r.status in ("failed", "cancelled") else f"{pages}{r.chunks} chunks"
-            if r.searchable_s is not None and r.status == "indexed":
-                detail += f" (searchable by keyword after {r.searchable_s:.1f} s, indexed after {r.seconds:.1f} s)"
+            if r.status in ("failed", "cancelled"):
+                detail = r.error
+            else:
+                detail = f"{pages}{r.chunks} chunks"
+                if r.searchable_s is not None and r.status == "indexed":
+                    detail += f" (searchable by keyword after {r.searchable_s:.1f} s, indexed after {r.seconds:.1f} s)"
             print(f"{r.status:9} {r.source}: {detail}")
             for warning in r.warnings:
                 print(f"          note: {warning}")
@@ -193,6 +196,8 @@ def cmd_docs(args: argparse.Namespace) -> int:
         for r in records:
             pages = f"{r.pages} pages\t" if r.pages is not None else ""
             print(f"{r.source}\t{r.file_type}\t{pages}{r.chunks} chunks")
+            if card := session.document_card(r):
+                print(f"  about: {card}")
             for warning in r.warnings:
                 print(f"  note: {warning}")
             if r.missing_chunks:

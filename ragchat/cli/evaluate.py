@@ -39,6 +39,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     """Run a question set through the pipeline; write reports/eval.md, .json and plots."""
     from eval.dataset import DatasetError, load_dataset
     from eval.report import deltas_text, summary_text, write_report
+    from eval.results import Comparison, EvalRun
     from eval.runner import EvalError, run_comparison, run_eval
 
     settings = get_settings(strictness=args.strictness)
@@ -53,6 +54,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         def progress(done: int, total: int, what: str) -> None:
             print(f"[{done}/{total}] {what}", file=sys.stderr, flush=True)
 
+        result: EvalRun | Comparison
         if overrides:
             result = run_comparison(
                 dataset, settings, overrides, _eval_subject, progress=progress, ragas=not args.no_ragas
@@ -65,10 +67,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     paths = write_report(result, args.out or settings.eval_reports_dir, args.name)
     if args.json:
         print_json(result.model_dump(mode="json"))
-    elif overrides:
-        print(deltas_text(result))  # type: ignore[arg-type]
+    elif isinstance(result, Comparison):  # run with --compare
+        print(deltas_text(result))
     else:
-        print(summary_text(result))  # type: ignore[arg-type]
+        print(summary_text(result))
     print(f"report: {paths['markdown']} (+ {paths['json'].name}, plots)", file=sys.stderr)
     return 0
 

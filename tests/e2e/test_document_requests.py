@@ -6,6 +6,8 @@ needs every document read."""
 from __future__ import annotations
 
 import re
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -15,7 +17,7 @@ from rag.messages import REFUSAL_TEXT
 from rag.pipeline import AskOptions
 from ragchat.application import open_session
 from ragchat.session import Session
-from tests.fixtures import long_pdf_bytes, write_report_pdf
+from tests.fixtures import chaptered_pdf_bytes, long_pdf_bytes, write_report_pdf
 
 
 @pytest.fixture
@@ -44,9 +46,15 @@ def test_three_bullets_means_three_cited_bullets(session: Session) -> None:
     assert answer.citations and sum(bool(re.search(r"\[\d\]", b)) for b in bullets) >= 2, answer.answer
 
 
-def test_a_long_document_is_summarised_by_sections_cached_until_it_is_replaced(home: Path) -> None:
+def test_a_long_document_read_thoroughly_is_summarised_by_sections_cached_until_it_is_replaced(home: Path) -> None:
     # Two sections of about a page, short summaries that fit together: one map level, few tokens.
-    settings = get_settings(memory_enabled=False, document_tokens=300, section_tokens=500, section_summary_tokens=48)
+    settings = get_settings(
+        memory_enabled=False,
+        document_tokens=300,
+        section_tokens=500,
+        section_summary_tokens=48,
+        document_reading="thorough",
+    )
     session = open_session(settings)
     assert session.ingest_bytes("long.pdf", long_pdf_bytes(2, seed=3)).status == "indexed"
     progress: list[tuple[int, int]] = []
@@ -96,3 +104,54 @@ def test_several_documents_and_no_choice_are_asked_back_then_the_chosen_one_is_a
     assert sorted(every.document_request.documents) == ["other.pdf", "report.pdf"]
     assert {e.hit.chunk.source for e in every.given.evidence} == {"other.pdf", "report.pdf"}
     assert every.citations, every.answer
+
+
+def test_a_long_document_is_read_fast_from_its_beginning_middle_and_end(home: Path) -> None:
+    """Too long to give whole: one model call over passages chosen across it, not a section-by-section
+    pass; contents of every chapter, first sentences under the headings, each passage citable."""
+    session = open_session(get_settings(memory_enabled=False))
+    assert session.ingest_bytes("manual.pdf", chaptered_pdf_bytes(30)).status == "indexed"
+    answer = session.ask("Give me an overview of this document.", AskOptions(documents=("manual.pdf",)))
+    request = answer.document_request
+    assert request is not None and request.method == "chosen" and request.sections == 0
+    given = sorted({h.chunk.page for h in answer.given.hits})
+    assert given[0] <= 3 and given[-1] >= 26 and any(12 <= p <= 18 for p in given), given
+    assert {h.chunk.heading_path[-1] for h in answer.given.hits} >= {"1 Harbour cranes", "6 Berth booking"}
+    assert not answer.refused and answer.citations
+    assert {c.page for c in answer.citations} <= set(given)
+    assert "map_ms" not in answer.timings_ms and "choose_ms" in answer.timings_ms
+
+
+def test_a_card_is_written_while_idle_answers_at_once_and_goes_with_its_document(home: Path) -> None:
+    session = open_session(get_settings(memory_enabled=False))
+    assert session.ingest_bytes("manual.pdf", chaptered_pdf_bytes(30)).status == "indexed"
+    (record,) = session.documents()
+    assert session.document_card(record) is None
+    session.app.llm()  # the app loads it at start; the writer never does
+    card = session.card_writer.write_next()
+    assert card is not None and card.passages and session.document_card(record)
+    assert session.card_writer.write_next() is None, "one card per version"
+    answer = session.ask("What is this document about?")
+    assert answer.document_request is not None and answer.document_request.method == "card"
+    assert not answer.refused and answer.citations and "first_token_ms" not in answer.timings_ms
+    session.delete("manual.pdf")
+    assert session.document_index.cards.versions() == []
+
+
+def test_a_question_asked_while_a_card_is_written_is_not_kept_waiting(home: Path) -> None:
+    """The card's prompt is read in short steps, and writing stops when a question waits: the question
+    waits for one step at most, and the card is written again later."""
+    session = open_session(get_settings(memory_enabled=False))
+    assert session.ingest_bytes("manual.pdf", chaptered_pdf_bytes(30)).status == "indexed"
+    llm = session.app.llm()
+    writing = threading.Thread(target=session.card_writer.write_next)
+    writing.start()
+    deadline = time.monotonic() + 60
+    while not llm.queue.active and time.monotonic() < deadline:  # the card is being read by the model
+        time.sleep(0.01)
+    assert llm.queue.active
+    answer = session.ask("How many rules does the manual give for harbour cranes?")
+    writing.join(timeout=60)
+    assert session.card_writer.stopped_for_questions == 1 and session.card_writer.written == 0
+    assert answer.timings_ms["queue_wait_ms"] < 2000, answer.timings_ms
+    assert session.card_writer.write_next() is not None, "written once the model is idle again"

@@ -16,7 +16,9 @@ PROMPT = [ChatMessage(role="user", content="hi")]
 WORDS = ["Hello", " there"]
 
 
-def serve(ending: Literal["drop", "no-done", "done"]) -> tuple[ThreadingHTTPServer, str]:
+def serve(
+    ending: Literal["drop", "no-done", "done"], words: list[str] = WORDS, content_type: str | None = "text/event-stream"
+) -> tuple[ThreadingHTTPServer, str]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
@@ -30,11 +32,13 @@ def serve(ending: Literal["drop", "no-done", "done"]) -> tuple[ThreadingHTTPServ
         def do_POST(self) -> None:
             self.rfile.read(int(self.headers["Content-Length"]))
             self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
+            if content_type is not None:
+                self.send_header("Content-Type", content_type)
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
-            for word in WORDS:
-                self.chunk(b"data: " + json.dumps({"choices": [{"delta": {"content": word}}]}).encode() + b"\n\n")
+            for word in words:
+                event = json.dumps({"choices": [{"delta": {"content": word}}]}, ensure_ascii=False)
+                self.chunk(b"data: " + event.encode() + b"\n\n")
             if ending == "drop":
                 self.close_connection = True
                 return
@@ -48,9 +52,11 @@ def serve(ending: Literal["drop", "no-done", "done"]) -> tuple[ThreadingHTTPServ
     return server, f"http://127.0.0.1:{server.server_address[1]}/v1"
 
 
-def read(ending: Literal["drop", "no-done", "done"]) -> tuple[list[str], str | None]:
+def read(
+    ending: Literal["drop", "no-done", "done"], words: list[str] = WORDS, content_type: str | None = "text/event-stream"
+) -> tuple[list[str], str | None]:
     """The tokens streamed, and the LLMError's message if one was raised."""
-    server, base = serve(ending)
+    server, base = serve(ending, words, content_type)
     got: list[str] = []
     try:
         for token in OpenAICompatLLM(base, "m", timeout_s=5).stream(PROMPT, 8, 0.0):
@@ -77,3 +83,11 @@ def test_a_stream_without_done_is_not_taken_for_a_whole_reply() -> None:
 
 def test_a_finished_stream_is_no_error() -> None:
     assert read("done") == (WORDS, None)
+
+
+def test_events_are_read_as_utf8_whatever_the_content_type_says() -> None:
+    """llama.cpp's server and Ollama send `text/event-stream` without a charset, which requests would
+    decode as Latin-1 (and not decode at all without a Content-Type); server-sent events are UTF-8."""
+    words = ["Café", " à Zürich", " 東京"]
+    for content_type in ("text/event-stream", "text/event-stream; charset=utf-8", None):
+        assert read("done", words, content_type) == (words, None)

@@ -4,6 +4,8 @@ README's short table names only real settings, with their real defaults."""
 
 from __future__ import annotations
 
+from pydantic_settings import BaseSettings
+
 from core.settings import SETTING_GROUPS, Settings
 from scripts.settings_table import CONFIGURATION, END, README, START, defaults, named_rows, table, with_table
 
@@ -13,6 +15,11 @@ def test_every_setting_is_in_exactly_one_group_and_described() -> None:
     assert sorted(grouped) == sorted(Settings.model_fields) and len(grouped) == len(set(grouped))
     undescribed = [name for name, field in Settings.model_fields.items() if not field.description]
     assert undescribed == []
+
+
+def test_settings_inherits_the_groups_last_first() -> None:
+    """Named one by one for the type checker; last first, so its fields come in SETTING_GROUPS' order."""
+    assert Settings.__bases__ == (BaseSettings, *reversed(SETTING_GROUPS))
 
 
 def test_the_configuration_page_is_generated_from_the_settings() -> None:

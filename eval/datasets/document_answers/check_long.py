@@ -27,6 +27,7 @@ import json
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
+from types import ModuleType
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
@@ -55,7 +56,7 @@ def norm(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-def load_fetch_module():
+def load_fetch_module() -> ModuleType:
     spec = importlib.util.spec_from_file_location("fetch_long", HERE / "fetch_long.py")
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
@@ -81,7 +82,7 @@ def stored_pages(name: str, data: bytes) -> list[str] | None:
         return None
 
 
-def span(entry) -> tuple[int, int] | None:
+def span(entry: object) -> tuple[int, int] | None:
     if isinstance(entry, int) and not isinstance(entry, bool):
         return entry, entry
     if (

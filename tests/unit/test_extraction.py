@@ -1,0 +1,44 @@
+"""Every date, figure or name of a document, found in its text and cited, and the requests for them."""
+
+from __future__ import annotations
+
+from rag.extraction import extract, item_list, list_kind
+from tests.chunks import text_hit
+
+LEASE = text_hit(
+    "COMMERCIAL LEASE AGREEMENT\nThe lease between Kestrel Harbour Properties and Brightwater Seafoods starts on "
+    "3 March 2025. Rent is GBP 86,400 a year, rising by 4% from 1 April 2027. The deposit is 7,200. Signed by "
+    "Fiona Marsh in Port Elliston at 14:30. It ends on 31/03/2030.",
+    source="lease.pdf",
+    page=2,
+)
+
+
+def test_dates_figures_and_names_are_found_once_each_with_their_sentence() -> None:
+    dates = [item.value for item in extract("dates", [LEASE])]
+    assert dates == ["3 March 2025", "1 April 2027", "31/03/2030"]
+    figures = [item.value for item in extract("figures", [LEASE])]
+    assert {"86,400", "4%", "7,200"} <= set(figures) and "2025" not in figures and "30" not in figures
+    names = [item.value for item in extract("names", [LEASE])]
+    assert {"Kestrel Harbour Properties", "Brightwater Seafoods", "Fiona Marsh", "Port Elliston"} <= set(names)
+    assert "COMMERCIAL LEASE AGREEMENT" not in names, "a heading in capitals is not a name"
+
+
+def test_the_list_cites_each_item_to_its_sentence_and_page() -> None:
+    text, passages = item_list(extract("dates", [LEASE]))
+    lines = text.splitlines()
+    assert lines[0] == (
+        "- 3 March 2025: “The lease between Kestrel Harbour Properties and Brightwater Seafoods starts on "
+        "3 March 2025.” [1]"
+    ), "the sentence, not the heading in capitals above it"
+    assert lines[1].endswith("[2]") and len(passages) == 3 and all(p.chunk.page == 2 for p in passages)
+    assert passages[0].chunk.text.startswith("The lease between") and passages[0].chunk.char_start > 0
+
+
+def test_which_requests_ask_for_every_item_of_a_kind() -> None:
+    assert list_kind("jot down all the dates and deadlines in the lease") == "dates"
+    assert list_kind("Can you pull out every figure in this agreement?") == "figures"
+    assert list_kind("Qui est cité dans ce document ? Personnes, organismes, lieux.") == "names"
+    assert list_kind("When does the lease start?") is None, "one date, not all of them"
+    assert list_kind("Who signed the lease?") is None
+    assert list_kind("Summarise the lease in 3 bullets.") is None
