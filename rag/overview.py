@@ -124,3 +124,17 @@ def choose_passages(
     hits = [Hit(chunk=ordered[i][0].excerpt(0, ends[i]), scores=Scores()) for i in sorted(picked)]
     openings = len(set(picked) & set(structure))
     return Choice(hits=hits, structure=openings, central=len(picked) - openings)
+
+
+def outline_line(hits: list[Hit], opening: str) -> str:
+    """The sections whose openings are among the chosen passages, each cited to its passage, as the
+    overview's first line: known without the model, so it is shown at once ("Its sections include: 1
+    Harbour cranes [1]; 3 Warehouse safety [3]."). Empty when fewer than two sections are chosen."""
+    found: dict[str, int] = {}
+    for number, hit in enumerate(hits, 1):
+        path = hit.chunk.heading_path
+        if path and hit.chunk.text.lstrip().startswith(path[-1]) and path[-1] not in found:
+            found[path[-1]] = number
+    if len(found) < 2:
+        return ""
+    return f"{opening}: " + "; ".join(f"{title} [{number}]" for title, number in found.items()) + "."

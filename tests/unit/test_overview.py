@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rag.overview import choose_passages, opening, section_openings, spread
+from rag.overview import choose_passages, opening, outline_line, section_openings, spread
 from tests.chunks import text_chunk
 
 
@@ -39,3 +39,17 @@ def test_the_choice_covers_the_document_skips_its_contents_and_keeps_to_the_budg
     assert choice.structure >= 3 and choice.central >= 1
     assert sum(len(h.chunk.text) // 3 + 8 for h in choice.hits) <= 400
     assert all(h.chunk.text.endswith(".") for h in choice.hits)
+
+
+def test_the_outline_line_cites_the_chosen_section_openings() -> None:
+    hits = [
+        text_chunk("Pump manual. Read before use.", index=0, page=1),
+        chunk(1, "1 Maintenance\nGrease the bearing.", ["1 Maintenance"], 2),
+        chunk(2, "Check the seals weekly.", ["1 Maintenance"], 3),
+        chunk(3, "2 Safety\nSwitch the power off.", ["2 Safety"], 9),
+    ]
+    from core.schemas import Hit, Scores
+
+    as_hits = [Hit(chunk=c, scores=Scores()) for c in hits]  # type: ignore[arg-type]
+    assert outline_line(as_hits, "Its sections include") == "Its sections include: 1 Maintenance [2]; 2 Safety [4]."
+    assert outline_line(as_hits[:3], "Its sections include") == "", "one section is no outline"

@@ -105,3 +105,22 @@ def test_a_reply_its_evidence_does_not_hold_is_quoted_when_set(tmp_path: Path) -
     answer = ask(tmp_path, reply, "Who was the hostage at the Norman court?", quote_unsupported=True)
     assert not answer.refused and answer.answer.startswith('The document says: "Their son Duncan was kept')
     assert answer.restated == "The coronation took place in Rome in 1120. [2]" and answer.withheld is None
+
+
+def test_a_phrase_in_the_model_s_own_words_is_quoted_from_the_row_that_states_it() -> None:
+    """A server that is not held to the form writes its phrase in its own words: the row holding its
+    figures and most of its terms is quoted; one without its figure is not."""
+    rows = [
+        _hit(
+            1,
+            "Region | Q1 revenue | Q2 revenue\n"
+            "Region: North | Q1 revenue: 4.2 million | Q2 revenue: 4.9 million\n"
+            "Region: Westland | Q1 revenue: 7.35 million | Q2 revenue: 8.15 million",
+        )
+    ]
+    phrase = "The Q2 revenue of the Westland region is 8.15 million"
+    assert quotation(phrase, "What was the Q2 revenue of the Westland region?", rows) == (
+        1,
+        "Region: Westland; Q1 revenue: 7.35 million; Q2 revenue: 8.15 million",
+    )
+    assert quotation("The Q2 revenue of the Westland region is 9.9 million", "Q2 revenue of Westland?", rows) is None
