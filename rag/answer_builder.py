@@ -100,7 +100,7 @@ class AssembleAnswer:
         it or the answerability check finds the question unanswerable; else restated if it must be."""
         uncovered = state.reply.uncovered(state.question, message(state.lang, "uncovered"))
         shown, citations = self._resolve.run(text, state.given, self._constrained())
-        shown, citations, support = self._support.run(shown, citations, state.given, state.timings)
+        shown, citations, support = self._support.run(shown, citations, state.given, state.timings, state.lang)
         unsupported = self._support.withholds(support)
         if state.decision is not None and not unsupported:
             state.decision = self._check.run(state, state.decision)
@@ -122,7 +122,7 @@ class AssembleAnswer:
     def _quoted(self, state: QuestionState, quote: str, replaced: str, uncovered: str | None) -> Verdict:
         """A quotation of the evidence in place of the model's text, its citation checked like any."""
         shown, citations = self._resolve.run(quote, state.given, constrained=True)
-        shown, citations, support = self._support.run(shown, citations, state.given, state.timings)
+        shown, citations, support = self._support.run(shown, citations, state.given, state.timings, state.lang)
         return Verdict(shown, citations=citations, support=support, restated=replaced, uncovered=uncovered)
 
     def _about_documents(self, state: QuestionState, text: str, error: str | None) -> Verdict:
@@ -138,7 +138,7 @@ class AssembleAnswer:
         if not text.strip():
             return Verdict(state.refusal, refused=True)
         shown, citations = self._resolve.run(text, state.given, constrained=False)
-        shown, citations, support = self._support.run(shown, citations, state.given, state.timings)
+        shown, citations, support = self._support.run(shown, citations, state.given, state.timings, state.lang)
         return Verdict(shown, citations=citations, support=support)
 
     def _generated(self, state: QuestionState, verdict: Verdict, text: str, error: str | None) -> Answer:

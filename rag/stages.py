@@ -436,12 +436,13 @@ class CheckSupport:
         return self._withhold and bool(support) and not any(s.supported for s in support)
 
     def run(
-        self, text: str, citations: list[Citation], given: Given, timings: Timings
+        self, text: str, citations: list[Citation], given: Given, timings: Timings, lang: str = "en"
     ) -> tuple[str, list[Citation], list[SentenceSupport]]:
+        """`lang`: the answer's language (sources in another one are checked by their figures and names)."""
         started = time.perf_counter()
-        support = self._checker.check(text, citations, given.hits)
+        support = self._checker.check(text, citations, given.hits, lang)
         # A sentence that cites the wrong excerpt is moved to the one that holds it, labelled corrected.
-        backed = {s.sentence: self._checker.backing(s, given.hits) for s in support if not s.supported}
+        backed = {s.sentence: self._checker.backing(s, given.hits, lang) for s in support if not s.supported}
         moves = {sentence: judged.sources[0] for sentence, judged in backed.items() if judged is not None}
         if moves:
             text, citations = recite(text, citations, moves, given.hits, self._rules)

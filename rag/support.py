@@ -45,8 +45,11 @@ class SupportChecker:
         self._min_overlap = min_overlap
         self._min_similarity = min_similarity
 
-    def check(self, answer: str, citations: list[Citation], hits: list[Hit]) -> list[SentenceSupport]:
-        """Every checkable sentence of the answer, with its support; empty without sources."""
+    def check(
+        self, answer: str, citations: list[Citation], hits: list[Hit], lang: str = "en"
+    ) -> list[SentenceSupport]:
+        """Every checkable sentence of the answer (written in `lang`), with its support; empty without
+        sources."""
         if not hits:
             return []
         cited = [c.marker for c in citations if 1 <= c.marker <= len(hits)]
@@ -58,33 +61,42 @@ class SupportChecker:
                 continue
             own = [n for n in markers_in(sentence) if 1 <= n <= len(hits)]
             claims.append((text, own or fallback))
-        return self._judged(claims, hits) if claims else []
+        return self._judged(claims, hits, lang) if claims else []
 
-    def backing(self, support: SentenceSupport, hits: list[Hit]) -> SentenceSupport | None:
+    def backing(self, support: SentenceSupport, hits: list[Hit], lang: str = "en") -> SentenceSupport | None:
         """For a sentence its cited evidence does not hold: the judgment of the best other given
         excerpt that does hold it on its own (the model cited the wrong one), or None."""
         others = [n for n in range(1, len(hits) + 1) if n not in support.sources]
         if not others:
             return None
-        held = [j for j in self._judged([(support.sentence, [n]) for n in others], hits) if j.supported]
+        held = [j for j in self._judged([(support.sentence, [n]) for n in others], hits, lang) if j.supported]
         return max(held, key=lambda j: j.score) if held else None
 
-    def _judged(self, claims: list[tuple[str, list[int]]], hits: list[Hit]) -> list[SentenceSupport]:
+    def _judged(self, claims: list[tuple[str, list[int]]], hits: list[Hit], lang: str) -> list[SentenceSupport]:
         """Each (sentence, source numbers) judged against those sources, one embedding call for all."""
         similarities = self._similarities(claims, hits)
         return [
-            self._judge(text, sources, hits, similarity)
+            self._judge(text, sources, hits, similarity, lang)
             for (text, sources), similarity in zip(claims, similarities, strict=True)
         ]
 
-    def _judge(self, text: str, sources: list[int], hits: list[Hit], similarity: float | None) -> SentenceSupport:
+    def _judge(
+        self, text: str, sources: list[int], hits: list[Hit], similarity: float | None, lang: str
+    ) -> SentenceSupport:
         source_text = "\n".join(hits[n - 1].chunk.text for n in sources)
         available = _terms(source_text) | spelled_numbers(source_text)
         terms = _terms(text)
         overlap = len(terms & available) / len(terms)
-        missing = [term for term in key_terms(text) if not _present(term, available)]
+        keys = key_terms(text)
+        missing = [term for term in keys if not _present(term, available)]
         score = max(overlap, similarity or 0.0)
-        supported = not missing and (overlap >= self._min_overlap or (similarity or 0.0) >= self._min_similarity)
+        if all(hits[n - 1].chunk.lang != lang for n in sources):
+            # Sources in another language than the answer share its figures and names, not its words
+            # (an English answer over French minutes): those are what is checked.
+            supported = bool(keys) and not missing
+            score = max(score, 1.0 - len(missing) / len(keys)) if keys else score
+        else:
+            supported = not missing and (overlap >= self._min_overlap or (similarity or 0.0) >= self._min_similarity)
         if missing:
             score *= 0.5
         return SentenceSupport(

@@ -125,3 +125,17 @@ def test_names_match_across_word_endings_and_possessives() -> None:
         assert support.missing == [] and support.supported, support
     [wrong] = check(LEXICAL, "Western Europe controlled Crete for 380 years [1].", hits)
     assert wrong.missing == ["Crete"] and not wrong.supported
+
+
+def test_sources_in_another_language_are_checked_by_their_figures_and_names() -> None:
+    minutes = [_hit(1, "La séance est levée à 20 h 15. Le projet de Montréal coûte 1 200 000 $.", page=2)]
+    minutes[0].chunk.lang = "fr"
+    text, citations = resolve_citations("The Montréal project costs 1 200 000 dollars [1].", minutes, RULES)
+    [held] = LEXICAL.check(text, citations, minutes, lang="en")
+    assert held.supported, "its figure and its name are in the French source"
+    text, citations = resolve_citations("The Québec project costs 900 000 dollars [1].", minutes, RULES)
+    [invented] = LEXICAL.check(text, citations, minutes, lang="en")
+    assert not invented.supported and invented.missing
+    text, citations = resolve_citations("The meeting ended in the evening [1].", minutes, RULES)
+    [unchecked] = LEXICAL.check(text, citations, minutes, lang="en")
+    assert not unchecked.supported, "no figure or name to check it by: not held"
