@@ -45,9 +45,7 @@ class SupportChecker:
         self._min_overlap = min_overlap
         self._min_similarity = min_similarity
 
-    def check(
-        self, answer: str, citations: list[Citation], hits: list[Hit], lang: str = "en"
-    ) -> list[SentenceSupport]:
+    def check(self, answer: str, citations: list[Citation], hits: list[Hit], lang: str = "en") -> list[SentenceSupport]:
         """Every checkable sentence of the answer (written in `lang`), with its support; empty without
         sources."""
         if not hits:
