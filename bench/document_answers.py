@@ -36,8 +36,11 @@ def main() -> None:
     parser.add_argument("--dataset", type=Path, default=DATASET)
     parser.add_argument("--only", nargs="*", default=[], help="request ids to run (default: all)")
     parser.add_argument("--out", type=Path, default=None, help="directory for replies.jsonl and summary.md")
+    parser.add_argument("--requests", default="requests.jsonl", help="the request file in --dataset")
+    parser.add_argument("--thorough", action="store_true", help="read long documents section by section")
     args = parser.parse_args()
-    requests = [json.loads(line) for line in (args.dataset / "requests.jsonl").read_text().splitlines() if line]
+    request_file = args.dataset / args.requests
+    requests = [json.loads(line) for line in request_file.read_text().splitlines() if line]
     if args.only:
         requests = [r for r in requests if r["id"] in args.only]
     with tempfile.TemporaryDirectory() as tmp:
@@ -52,14 +55,18 @@ def main() -> None:
         from ragchat.application import open_session
 
         session = open_session(get_settings(memory_enabled=False))
-        for name in sorted({r["doc"] for r in requests}):
-            session.ingest_bytes(name, (args.dataset / "docs" / name).read_bytes())
+        for doc in sorted({r["doc"] for r in requests}):  # a path (long documents) or a name in docs/
+            path = (request_file.parent / doc) if "/" in doc else (args.dataset / "docs" / doc)
+            session.ingest_bytes(Path(doc).name, path.read_bytes())
         print(f"model {args.model}; {len(requests)} requests; load average {os.getloadavg()[0]:.2f}", flush=True)
         rows = []
         for request in requests:
             started = time.perf_counter()
-            answer = session.ask(request["text"], AskOptions(documents=(request["doc"],)))
+            options = AskOptions(documents=(Path(request["doc"]).name,), thorough=args.thorough)
+            answer = session.ask(request["text"], options)
             row = score(request, answer.answer, answer.refused, answer.document_request is not None)
+            row["method"] = answer.document_request.method if answer.document_request else "passages"
+            row["spread"] = spread_cited(request, [c.page for c in answer.citations])
             row["seconds"] = round(time.perf_counter() - started, 1)
             row["supported"] = [s.supported for s in answer.support]
             row["model"] = answer.models.llm
@@ -76,7 +83,8 @@ def main() -> None:
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "replies.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
         (args.out / "summary.md").write_text(
-            f"`python -m bench.document_answers --model {args.model}`, {len(rows)} requests\n\n{table}\n"
+            f"`python -m bench.document_answers --model {args.model} --requests {args.requests}"
+            f"{' --thorough' if args.thorough else ''}`, {len(rows)} requests\n\n{table}\n"
         )
 
 
@@ -105,20 +113,37 @@ def score(request: dict, text: str, refused: bool, routed: bool) -> dict:
     }
 
 
+def spread_cited(request: dict, pages: list[int | None]) -> float | None:
+    """Share of the request's `spread` pages (or ranges, "3-5") that the answer cites; None without."""
+    wanted = request.get("spread")
+    if not wanted:
+        return None
+    cited = {p for p in pages if p}
+    hits = 0
+    for item in wanted:
+        first, _, last = str(item).partition("-")
+        hits += any(int(first) <= p <= int(last or first) for p in cited)
+    return hits / len(wanted)
+
+
 def summary(rows: list[dict]) -> str:
     by_kind: dict[str, list[dict]] = defaultdict(list)
     for row in rows:
         by_kind[row["kind"]].append(row)
     lines = [
-        "| kind | n | whole-document route | usable | expected items found | every sentence cited | bullets as asked |",
-        "|---|---|---|---|---|---|---|",
+        "| kind | n | whole-document route | usable | expected items found | every sentence cited | bullets as asked "
+        "| spread pages cited | seconds (median) |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for kind, group in [*sorted(by_kind.items()), ("all", rows)]:
         formed = [r["form_ok"] for r in group if r["form_ok"] is not None]
+        spread = [r["spread"] for r in group if r.get("spread") is not None]
+        seconds = sorted(r["seconds"] for r in group)[len(group) // 2]
+        spread_text = f"{sum(spread) / len(spread):.2f}" if spread else "–"
         lines.append(
             f"| {kind} | {len(group)} | {_share(r['routed'] for r in group)} | {_share(r['usable'] for r in group)} "
             f"| {sum(r['recall'] for r in group) / len(group):.2f} | {_share(r['all_cited'] for r in group)} "
-            f"| {_share(formed) if formed else '–'} |"
+            f"| {_share(formed) if formed else '–'} | {spread_text} | {seconds} |"
         )
     return "\n".join(lines)
 
