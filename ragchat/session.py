@@ -269,7 +269,8 @@ class Session:
                 cards=lambda: self.document_index.cards,
                 llm=lambda: app.llm() if app.llm_status().state == "ready" else None,
                 model=lambda: app.llm_label,
-                write=self.pipeline.write_card,
+                # late-bound: a session opens even while the vector store is unreachable
+                write=lambda record, stop: self.pipeline.write_card(record, stop),
                 ingesting=lambda: self.document_index.jobs.busy(),
             )
         )
