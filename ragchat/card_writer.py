@@ -10,8 +10,10 @@ loaded for a card: the app loads it at start.
 
 from __future__ import annotations
 
+import atexit
 import logging
 import threading
+import weakref
 from collections.abc import Callable
 
 from core.schemas import DocumentRecord
@@ -21,6 +23,7 @@ from rag.document_cards import DocumentCard, DocumentCards
 log = logging.getLogger(__name__)
 
 POLL_S = 5.0
+_STARTED: weakref.WeakSet[CardWriter] = weakref.WeakSet()
 
 
 class CardTarget:
@@ -54,18 +57,16 @@ class CardWriter:
 
     def start(self) -> None:
         if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="card-writer", daemon=True)
+            self._thread = threading.Thread(
+                target=_write_while_owned, args=(weakref.ref(self), self._stopped, self._poll_s), daemon=True
+            )
+            self._thread.name = "card-writer"
+            _STARTED.add(self)
             self._thread.start()
 
     def stop(self) -> None:
+        """Stop writing, a card in progress included (it is written again by a later writer)."""
         self._stopped.set()
-
-    def _run(self) -> None:
-        while not self._stopped.wait(self._poll_s):
-            try:
-                self.write_next()
-            except Exception:  # a card is a convenience: never let it take the app down
-                log.exception("writing a document card failed; it is tried again later")
 
     def write_next(self) -> DocumentCard | None:
         """Write the next missing card if the model is idle; None when there is nothing to do now."""
@@ -79,9 +80,32 @@ class CardWriter:
         missing = [d for d in target.documents() if not d.pending_chunks and (d.doc_id, d.content_hash) not in have]
         if not missing:
             return None
-        card = target.write(missing[0], lambda: bool(queue.waiting))
+        card = target.write(missing[0], lambda: bool(queue.waiting) or self._stopped.is_set())
         if card is None:
             self.stopped_for_questions += 1
         else:
             self.written += 1
         return card
+
+
+@atexit.register
+def stop_all_writers() -> None:
+    """Stop every started writer: at exit, so no card is being written inside llama.cpp while the
+    interpreter shuts down, and after each test that opened an app (tests/conftest.py)."""
+    for writer in list(_STARTED):
+        writer.stop()
+
+
+def _write_while_owned(owner: weakref.ref[CardWriter], stopped: threading.Event, poll_s: float) -> None:
+    """The writer's thread. It holds its writer weakly: when the session that owns the writer is gone
+    (an App dropped from Streamlit's cache, a test's), the thread ends instead of keeping that App's
+    model in memory and writing cards with it."""
+    while not stopped.wait(poll_s):
+        writer = owner()
+        if writer is None:
+            return
+        try:
+            writer.write_next()
+        except Exception:  # a card is a convenience: never let it take the app down
+            log.exception("writing a document card failed; it is tried again later")
+        del writer

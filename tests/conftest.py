@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from ragchat.card_writer import stop_all_writers
 from tests.chroma_process import ChromaServer
 
 TEST_LLM = "qwen2.5-coder-0.5b"
@@ -40,14 +41,16 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
-    """After a test that had a data directory, and its fixtures, are torn down: a full garbage
-    collection. Its Session (a loaded GGUF, ONNX sessions, a Chroma client) sits in reference cycles
+    """After a test that had a data directory, and its fixtures, are torn down: its apps' card writers
+    stopped (a writer left running would write cards with that test's model while later tests run),
+    then a full garbage collection. Its Session (a loaded GGUF, ONNX sessions, a Chroma client) sits in reference cycles
     that only a full collection frees, and a test run seldom makes one: in CI the suite's process had
     grown to 10 GB of earlier tests' models (13 GB here), against ~1 GB with this."""
     try:
         return (yield)
     finally:
         if "home" in getattr(item, "fixturenames", ()):
+            stop_all_writers()
             gc.collect()
 
 
