@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import xllamacpp
 
 from ragchat.card_writer import stop_all_writers
 from tests.chroma_process import ChromaServer
@@ -52,6 +53,35 @@ def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
         if "home" in getattr(item, "fixturenames", ()):
             stop_all_writers()
             gc.collect()
+
+
+_LOAD_LLAMA_SERVER = xllamacpp.Server
+_LLAMA_SERVERS: dict[tuple[object, ...], xllamacpp.Server] = {}
+
+
+@pytest.fixture(autouse=True)
+def one_llama_server_per_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test's app gets its own LlamaCppLLM (its queue, label and timings), but the llama.cpp
+    server under it, the loaded GGUF with its cache of earlier prompts, is loaded once per test
+    process for each set of parameters and shared, as one app process shares it between its users.
+    Loading is a second; the saving is the prompts: every fresh model read the answer's and the
+    memory extractor's long system prompts again before its first word (~5 s on the 0.5B)."""
+
+    def shared(params: xllamacpp.CommonParams) -> xllamacpp.Server:
+        key = (
+            params.model.path,
+            params.n_ctx,
+            params.n_parallel,
+            params.cpuparams.n_threads,
+            params.cpuparams_batch.n_threads,
+            params.cache_ram_mib,
+            params.embedding,
+        )
+        if key not in _LLAMA_SERVERS:
+            _LLAMA_SERVERS[key] = _LOAD_LLAMA_SERVER(params)
+        return _LLAMA_SERVERS[key]
+
+    monkeypatch.setattr(xllamacpp, "Server", shared)
 
 
 @pytest.fixture

@@ -1,0 +1,34 @@
+"""Questions a PDF plainly answers, on the real parts (packaged embedder, embedded Chroma, the 0.5B):
+a table row is found by a question that names its column and not its value, and a question in English
+finds the passage of French minutes that holds its figure, and is answered from it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from core.settings import get_settings
+from ragchat.application import open_session
+from tests.fixtures import write_french_minutes_pdf, write_report_pdf
+
+
+def test_a_table_row_is_found_by_a_question_naming_its_column(home: Path, tmp_path: Path) -> None:
+    session = open_session(get_settings())
+    assert session.ingest_paths([write_report_pdf(tmp_path / "report.pdf")])[0].status == "indexed"
+    question = "What was the South region's revenue in the first quarter (Q1 revenue)?"
+    found = session.search(question)
+    # The row is indexed with its header: each value says which column it is in.
+    assert "Region: South | Q1 revenue: 3.1 million" in found.hits[0].chunk.text
+    answer = session.ask(question)
+    assert "3.1" in answer.answer
+    assert any(c.page == 2 for c in answer.citations)
+
+
+def test_an_english_question_finds_and_is_answered_from_french_minutes(home: Path, tmp_path: Path) -> None:
+    session = open_session(get_settings())
+    assert session.ingest_paths([write_french_minutes_pdf(tmp_path / "pv.pdf")])[0].status == "indexed"
+    question = "How many housing units does the project at 1069 boulevard de Sainte-Adèle add?"
+    found = session.search(question)
+    assert any("43 logements" in hit.chunk.text for hit in found.hits)
+    answer = session.ask(question)
+    assert "43" in answer.answer and answer.citations
+    assert all(c.source == "pv.pdf" for c in answer.citations)
