@@ -131,7 +131,9 @@ class AssembleAnswer:
         the claim: markers are moved to it (rag/citations.py)."""
         if state.clarify is not None:
             return Verdict(state.clarify)
-        if degenerate := self._degenerate.run(text, error):
+        extracted = state.document_request is not None and state.document_request.method == "extracted"
+        # A list found in the text ("- 3.6 V [2]") is not a model's reply: items may be bare figures.
+        if not extracted and (degenerate := self._degenerate.run(text, error)):
             return Verdict(message(state.lang, "degenerate"), refused=True, degenerate=degenerate)
         if error and not text.strip():
             return Verdict(message(state.lang, "model_failed", error=error))

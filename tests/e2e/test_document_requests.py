@@ -161,3 +161,22 @@ def test_a_question_asked_while_a_card_is_written_is_not_kept_waiting(home: Path
     assert not answer.refused and waited_s < min(5.0, card_s / 3), (waited_s, card_s)
     (record,) = session.documents()
     assert session.document_card(record) or session.card_writer.write_next() is not None
+
+
+SPECS = (
+    "# Sensor SM-40\n\n"
+    "The SM-40 runs on a 3.6 V cell for 14 months, its probe is 120 mm long and reads to 30 cm depth, "
+    "and it measures water content from 0 to 60% every 15 s over 2.5 km of radio.\n"
+)
+
+
+def test_a_list_of_bare_figures_found_in_the_text_is_shown_cited(home: Path) -> None:
+    """Figures from one sentence each quote that sentence: the list repeats its words, as a model's
+    loop does, but it is the text's own, so it is not withheld as a degenerate reply."""
+    session = open_session(get_settings(memory_enabled=False))
+    assert session.ingest_bytes("specs.md", SPECS.encode()).status == "indexed"
+    answer = session.ask("List every figure in this document, with its unit.", AskOptions(documents=("specs.md",)))
+    assert answer.document_request is not None and answer.document_request.method == "extracted"
+    assert not answer.refused and answer.citations
+    for figure in ("3.6 V", "120 mm", "60%", "2.5 km"):
+        assert figure in answer.answer
