@@ -114,14 +114,14 @@ def score(request: dict, text: str, refused: bool, routed: bool) -> dict:
 
 
 def spread_cited(request: dict, pages: list[int | None]) -> float | None:
-    """Share of the request's `spread` pages (or ranges, "3-5") that the answer cites; None without."""
+    """Share of the request's `spread` pages (or ranges, "3-5" or [3, 5]) that the answer cites; None without."""
     wanted = request.get("spread")
     if not wanted:
         return None
     cited = {p for p in pages if p}
     hits = 0
-    for item in wanted:
-        first, _, last = str(item).partition("-")
+    for item in wanted:  # a page, a "3-5" range or a [3, 5] pair
+        first, last = (item[0], item[-1]) if isinstance(item, list) else (str(item).partition("-")[::2])
         hits += any(int(first) <= p <= int(last or first) for p in cited)
     return hits / len(wanted)
 
