@@ -20,6 +20,7 @@ prompt budget; the chosen passages are given in document order, each citable as 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,6 +29,10 @@ from core.schemas import Chunk, Hit, Scores
 from core.text import estimate_tokens
 from rag.evidence import sentence_spans
 from rag.navigation import is_navigation
+
+# A heading with fewer letters is an index's letter ("M", "Xp") or a stray mark, not a section title.
+MIN_TITLE_LETTERS = 3
+_LETTER = re.compile(r"[^\W\d_]")
 
 PASSAGE_TOKENS = 70
 MMR_DIVERSITY = 0.5  # weight of unlikeness to what is chosen, against typicality
@@ -133,7 +138,8 @@ def outline_line(hits: list[Hit], opening: str) -> str:
     found: dict[str, int] = {}
     for number, hit in enumerate(hits, 1):
         path = hit.chunk.heading_path
-        if path and hit.chunk.text.lstrip().startswith(path[-1]) and path[-1] not in found:
+        titled = path and len(_LETTER.findall(path[-1])) >= MIN_TITLE_LETTERS
+        if titled and hit.chunk.text.lstrip().startswith(path[-1]) and path[-1] not in found:
             found[path[-1]] = number
     if len(found) < 2:
         return ""

@@ -53,3 +53,16 @@ def test_the_outline_line_cites_the_chosen_section_openings() -> None:
     as_hits = [Hit(chunk=c, scores=Scores()) for c in hits]  # type: ignore[arg-type]
     assert outline_line(as_hits, "Its sections include") == "Its sections include: 1 Maintenance [2]; 2 Safety [4]."
     assert outline_line(as_hits[:3], "Its sections include") == "", "one section is no outline"
+
+
+def test_an_index_letter_is_not_a_section_of_the_outline() -> None:
+    from core.schemas import Hit, Scores
+
+    hits = [
+        chunk(0, "1 Maintenance\nGrease the bearing.", ["1 Maintenance"], 2),
+        chunk(1, "M\nmatrix, 12; mean, 40", ["M"], 90),
+        chunk(2, "Xp\nxpdrows, 7", ["Xp"], 91),
+        chunk(3, "2 Safety\nSwitch the power off.", ["2 Safety"], 9),
+    ]
+    as_hits = [Hit(chunk=c, scores=Scores()) for c in hits]  # type: ignore[arg-type]
+    assert outline_line(as_hits, "Its sections include") == "Its sections include: 1 Maintenance [1]; 2 Safety [4]."
