@@ -13,7 +13,7 @@ import functools
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from core.schemas import Chunk, DocumentRecord, Hit, Retrieval
@@ -23,7 +23,7 @@ from rag.answer_format import without_cjk
 from rag.citations import markers_in, split_sentences, strip_markers, tidy_markers
 from rag.context_budget import source_budget
 from rag.evidence import Embed
-from rag.extraction import ListKind, extract, item_list
+from rag.extraction import ListKind, extract, item_list, list_kind
 from rag.messages import message
 from rag.overview import choose_passages
 from rag.question import Progress, SectionDone, Timings, elapsed_ms, no_section
@@ -68,11 +68,12 @@ class RouteRequest:
     def __init__(self, embed: Embed, settings: Settings) -> None:
         self._router = Router(embed, settings.route_threshold)
         self._sure = settings.route_sure_threshold
+        self._list = settings.route_list_threshold
         self._whole = settings.route_whole_threshold
         self._gate = settings.refusal_threshold
 
     def sure(self, route: Route) -> bool:
-        return route.kind == "document" and (route.p_document >= self._sure or route.shape_only)
+        return route.kind == "document" and (route.p_document >= self._sure or route.shape_only or route.asks_a_list)
 
     def leans(self, route: Route) -> bool:
         """Document-level if the documents in scope fit the prompt whole."""
@@ -85,6 +86,9 @@ class RouteRequest:
     def run(self, question: str, timings: Timings) -> Route:
         started = time.perf_counter()
         route = self._router.route(question)
+        if list_kind(question) is not None and route.p_document >= self._list:
+            # "Every date in the lease": found in the text, never in one passage.
+            route = replace(route, kind="document", asks_a_list=True)
         timings["route_ms"] = elapsed_ms(started)
         return route
 

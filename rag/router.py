@@ -154,6 +154,7 @@ class Route:
     p_every: float = 0.0  # P(the request needs every document read), for a document request
     p_overview: float = 0.0  # P(it asks for a general overview of the document: its card answers it)
     shape_only: bool = False  # asks for a shape and names no subject (asks_only_a_shape): a document request
+    asks_a_list: bool = False  # asks for every date, figure or name in the documents (rag/extraction.py)
 
 
 def requested_form(text: str) -> Form:
