@@ -23,7 +23,7 @@ from rag.answer_format import without_cjk
 from rag.citations import markers_in, split_sentences, strip_markers, tidy_markers
 from rag.context_budget import source_budget
 from rag.evidence import Embed
-from rag.extraction import ListKind, extract, item_list, list_kind
+from rag.extraction import ListKind, extract, item_list
 from rag.messages import message
 from rag.overview import choose_passages
 from rag.question import Progress, SectionDone, Timings, elapsed_ms, no_section
@@ -73,7 +73,8 @@ class RouteRequest:
         self._gate = settings.refusal_threshold
 
     def sure(self, route: Route) -> bool:
-        return route.kind == "document" and (route.p_document >= self._sure or route.shape_only or route.asks_a_list)
+        listed = route.list_kind is not None
+        return route.kind == "document" and (route.p_document >= self._sure or route.shape_only or listed)
 
     def leans(self, route: Route) -> bool:
         """Document-level if the documents in scope fit the prompt whole."""
@@ -86,9 +87,9 @@ class RouteRequest:
     def run(self, question: str, timings: Timings) -> Route:
         started = time.perf_counter()
         route = self._router.route(question)
-        if list_kind(question) is not None and route.p_document >= self._list:
+        if route.list_kind is not None and route.p_document >= self._list:
             # "Every date in the lease": found in the text, never in one passage.
-            route = replace(route, kind="document", asks_a_list=True)
+            route = replace(route, kind="document")
         timings["route_ms"] = elapsed_ms(started)
         return route
 

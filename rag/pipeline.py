@@ -43,7 +43,6 @@ from rag.document_stages import (
     SummariseSections,
 )
 from rag.evidence import Embed
-from rag.extraction import list_kind
 from rag.guardrails import Guardrails
 from rag.messages import memory_note, message
 from rag.overview import outline_line
@@ -279,8 +278,7 @@ class AnswerPipeline:
             state.document_request.method = "card"
             state.given = _numbered(card.passages)
             return AnswerStream(state, iter([card.reply]), self.assemble)
-        kind = list_kind(state.question)
-        lists = self.list_items
+        lists, kind = self.list_items, route.list_kind
         listed = lists.run(state.question, kind, scope.documents, state.timings) if kind and lists else None
         if listed is not None:
             state.document_request.method = "extracted"

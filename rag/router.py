@@ -25,6 +25,7 @@ import numpy as np
 
 from core.linear_probe import probability
 from rag.evidence import Embed
+from rag.extraction import ListKind, list_kind
 
 WEIGHTS_PATH = Path(__file__).with_name("router_weights.json")
 SCOPE_WEIGHTS_PATH = Path(__file__).with_name("scope_weights.json")
@@ -154,7 +155,7 @@ class Route:
     p_every: float = 0.0  # P(the request needs every document read), for a document request
     p_overview: float = 0.0  # P(it asks for a general overview of the document: its card answers it)
     shape_only: bool = False  # asks for a shape and names no subject (asks_only_a_shape): a document request
-    asks_a_list: bool = False  # asks for every date, figure or name in the documents (rag/extraction.py)
+    list_kind: ListKind | None = None  # asks for every date, figure or name (rag/extraction.py): extracted
 
 
 def requested_form(text: str) -> Form:
@@ -234,4 +235,5 @@ class Router:
             p_every=float(self._scope.probability(vector)[0]),
             p_overview=float(self._overview.probability(vector)[0]),
             shape_only=shape_only,
+            list_kind=list_kind(text),
         )

@@ -58,9 +58,11 @@ class CardWriter:
     def start(self) -> None:
         if self._thread is None:
             self._thread = threading.Thread(
-                target=_write_while_owned, args=(weakref.ref(self), self._stopped, self._poll_s), daemon=True
+                target=_write_while_owned,
+                args=(weakref.ref(self), self._stopped, self._poll_s),
+                name="card-writer",
+                daemon=True,
             )
-            self._thread.name = "card-writer"
             _STARTED.add(self)
             self._thread.start()
 

@@ -38,6 +38,6 @@ def test_an_english_question_finds_and_is_answered_from_french_minutes(home: Pat
         "What is the estimated cost of the renovation work for the building?",
     ):
         answer = session.ask(question)
-        cited = " ".join(hit.chunk.text for hit in answer.given.hits).replace(" ", "")
+        given = " ".join(hit.chunk.text for hit in answer.given.hits).replace(" ", "").replace(",", "")
         for figure in re.findall(r"\d[\d,.]*\d|\d", answer.answer):
-            assert figure.replace(",", "").replace(" ", "") in cited.replace(",", ""), (figure, answer.answer)
+            assert figure.replace(",", "") in given, (figure, answer.answer)
