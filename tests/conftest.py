@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import xllamacpp
+from xdist.scheduler import LoadScopeScheduling
 
 from ragchat.card_writer import stop_all_writers
 from tests.chroma_process import ChromaServer
@@ -32,12 +33,53 @@ def pytest_configure(config: pytest.Config) -> None:
     """The browser tests' artifacts are emptied once, by the controller (or the only process), so
     under pytest-xdist (`make test` runs two workers) one worker does not delete another's files.
 
-    The models keep their configured threads under xdist: with one llama.cpp thread a worker's 0.5B
-    wrote different answers (its sums run in another order), and three end-to-end tests failed."""
+    The models keep their configured threads under xdist: with one llama.cpp thread the 0.5B wrote
+    different answers (its sums run in another order), and three end-to-end tests failed."""
     if not hasattr(config, "workerinput") and BROWSER_ARTIFACTS.is_dir():
         for old in BROWSER_ARTIFACTS.iterdir():
             if old.is_file():
                 old.unlink()
+
+
+# The end-to-end modules that run no model in the test's process: ingest processes, kills, servers, the
+# weather tool. Every other end-to-end and browser test runs the 0.5B (in this process, a subprocess or
+# the app server) and they all go to one pytest-xdist worker: two llama.cpp instances on two cores at
+# once each ran at a third of their speed (their threads wait on each other's cores), so the suite
+# took as long on two workers as on one. These modules and the unit tests share the other worker.
+MODEL_FREE_MODULES = frozenset(
+    {
+        "test_app_ingest",
+        "test_chroma_server",
+        "test_chunk_texts",
+        "test_cli_ingest",
+        "test_ingest_consistency",
+        "test_ingest_kill",
+        "test_kill_points",
+        "test_many_processes",
+        "test_multilingual_embedder",
+        "test_page_image",
+        "test_weather_cli",
+        "test_weather_client",
+        "test_weather_sandbox",
+    }
+)
+
+
+def runs_a_model(nodeid: str) -> bool:
+    path = Path(nodeid.split("::", 1)[0])
+    return path.parent.name in {"e2e", "browser"} and path.stem not in MODEL_FREE_MODULES
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> LoadScopeScheduling:
+    """Under pytest-xdist: the tests that run a model are one unit of work, given to one worker; every
+    other test is a unit of its own. (xdist's own `loadgroup` cannot be used: it renames a test's
+    nodeid, which pytest 9 no longer lets it do.)"""
+
+    class ModelTestsOnOneWorker(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return "model" if runs_a_model(nodeid) else nodeid
+
+    return ModelTestsOnOneWorker(config, log)
 
 
 @pytest.hookimpl(wrapper=True)
