@@ -139,3 +139,25 @@ def test_sources_in_another_language_are_checked_by_their_figures_and_names() ->
     text, citations = resolve_citations("The meeting ended in the evening [1].", minutes, RULES)
     [unchecked] = LEXICAL.check(text, citations, minutes, lang="en")
     assert not unchecked.supported, "no figure or name to check it by: not held"
+
+
+def test_a_figure_written_with_a_decimal_comma_is_found_as_written() -> None:
+    hits = [
+        _hit(1, "- Bandeira vermelha patamar 1: R$ 4,16 a cada 100 kWh consumidos"),
+        _hit(2, "SARRABAYROUSE DIEGO 24.662.899 09/10/2013 EFECTIVO $ 10.000,00"),
+    ]
+    for sentence in ["A bandeira vermelha patamar 1 custa R$ 4,16 por 100 kWh [1].", "DIEGO aportó $ 10.000,00 [2]."]:
+        [support] = check(LEXICAL, sentence, hits)
+        assert support.missing == [], support
+    [changed] = check(LEXICAL, "A bandeira vermelha patamar 1 custa R$ 4,61 por 100 kWh [1].", hits)
+    assert changed.missing == ["4,61"] and not changed.supported
+
+
+def test_a_name_of_the_passages_document_or_section_backs_a_sentence() -> None:
+    row = _hit(1, "Company: Paris Precision, LLC | City: Paso Robles | No. Of: 12")
+    row.chunk.title, row.chunk.heading_path = "WARN Report", ["WARN Report"]
+    [held] = check(LEXICAL, "The WARN notice for Paso Robles was filed by Paris Precision, LLC [1].", [row])
+    assert held.missing == [] and held.supported, held
+    # A name neither the passage nor its document's headings hold is still missing.
+    [invented] = check(LEXICAL, "The WARN notice for Fresno was filed by Paris Precision, LLC [1].", [row])
+    assert invented.missing == ["Fresno"] and not invented.supported
