@@ -81,12 +81,15 @@ class SupportChecker:
     def _judge(
         self, text: str, sources: list[int], hits: list[Hit], similarity: float | None, lang: str
     ) -> SentenceSupport:
-        source_text = "\n".join(_with_context(hits[n - 1]) for n in sources)
+        # A chunk under its document's title and section path, as keyword search indexes it: a sentence
+        # naming what the passage belongs to ("the WARN report's row for Paso Robles", "in R") is held.
+        source_text = "\n".join(hits[n - 1].chunk.keyword_text for n in sources)
         available = _terms(source_text) | spelled_numbers(source_text)
         terms = _terms(text)
         overlap = len(terms & available) / len(terms)
         keys = key_terms(text)
-        missing = [term for term in keys if not _present(term, available)]
+        figures = {term.replace(",", "") for term in available}  # once, not for every key term
+        missing = [term for term in keys if not _present(term, available, figures)]
         score = max(overlap, similarity or 0.0)
         if all(hits[n - 1].chunk.lang != lang for n in sources):
             # Sources in another language than the answer share its figures and names, not its words
@@ -157,20 +160,14 @@ def _terms(text: str) -> set[str]:
     return set(tokenize(_POSSESSIVE_IN_TEXT.sub(r"\1", text)))
 
 
-def _with_context(hit: Hit) -> str:
-    """A chunk's text under its document's title and section path: a sentence that names what the
-    passage belongs to ("the WARN report's row for Paso Robles", "in R") is held by it, as keyword
-    search finds the passage by those names (Chunk.keyword_text)."""
-    return hit.chunk.keyword_text
-
-
-def _present(term: str, available: set[str]) -> bool:
-    """A number must occur as it is, its thousands commas aside ("1,200" is backed by "1200" and the
-    reverse; "4,16" and "10.000,00", decimal commas, by themselves). A name's words may differ in
-    their ending ("Europe" is backed by "European", "Norman" by "Normans"): a stem of four letters or
-    more that begins a source term, or that a source term begins, counts."""
+def _present(term: str, available: set[str], figures: set[str]) -> bool:
+    """A number must occur among the source's `figures` (its terms without commas) as it is, its
+    commas aside ("1,200" is backed by "1200" and the reverse; "4,16" and "10.000,00", decimal commas,
+    by themselves). A name's words may differ in their ending ("Europe" is backed by "European",
+    "Norman" by "Normans"): a stem of four letters or more that begins a source term, or that a source
+    term begins, counts."""
     if term[0].isdigit():
-        return term.replace(",", "") in {number.replace(",", "") for number in available}
+        return term.replace(",", "") in figures
     for word in tokenize(term):
         if word in available:
             continue

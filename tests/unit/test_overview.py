@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from core.schemas import Chunk, Hit, Scores
 from rag.overview import choose_passages, opening, outline_line, section_openings, spread
 from tests.chunks import text_chunk
 
 
-def chunk(index: int, text: str, path: list[str], page: int) -> object:
+def chunk(index: int, text: str, path: list[str], page: int) -> Chunk:
     return text_chunk(text, chunk_id=f"c{index}", source="m.pdf", page=page, index=index).model_copy(
         update={"heading_path": path}
     )
+
+
+def as_hits(chunks: list[Chunk]) -> list[Hit]:
+    return [Hit(chunk=c, scores=Scores()) for c in chunks]
 
 
 def test_openings_spread_and_sentences() -> None:
@@ -19,7 +24,7 @@ def test_openings_spread_and_sentences() -> None:
     assert text[: opening(text, 20)] == "First sentence here. Second one follows."
     assert text[: opening(text, 1)] == "First sentence here.", "at least the first sentence"
     chunks = [chunk(0, "Title.", [], 1), chunk(1, "A.", ["1 Intro"], 1), chunk(2, "B.", ["1 Intro"], 2)]
-    assert section_openings(chunks) == [0, 1]  # type: ignore[arg-type]
+    assert section_openings(chunks) == [0, 1]
 
 
 def test_the_choice_covers_the_document_skips_its_contents_and_keeps_to_the_budget() -> None:
@@ -48,21 +53,17 @@ def test_the_outline_line_cites_the_chosen_section_openings() -> None:
         chunk(2, "Check the seals weekly.", ["1 Maintenance"], 3),
         chunk(3, "2 Safety\nSwitch the power off.", ["2 Safety"], 9),
     ]
-    from core.schemas import Hit, Scores
-
-    as_hits = [Hit(chunk=c, scores=Scores()) for c in hits]  # type: ignore[arg-type]
-    assert outline_line(as_hits, "Its sections include") == "Its sections include: 1 Maintenance [2]; 2 Safety [4]."
-    assert outline_line(as_hits[:3], "Its sections include") == "", "one section is no outline"
+    line = outline_line(as_hits(hits), "Its sections include")
+    assert line == "Its sections include: 1 Maintenance [2]; 2 Safety [4]."
+    assert outline_line(as_hits(hits[:3]), "Its sections include") == "", "one section is no outline"
 
 
 def test_an_index_letter_is_not_a_section_of_the_outline() -> None:
-    from core.schemas import Hit, Scores
-
     hits = [
         chunk(0, "1 Maintenance\nGrease the bearing.", ["1 Maintenance"], 2),
         chunk(1, "M\nmatrix, 12; mean, 40", ["M"], 90),
         chunk(2, "Xp\nxpdrows, 7", ["Xp"], 91),
         chunk(3, "2 Safety\nSwitch the power off.", ["2 Safety"], 9),
     ]
-    as_hits = [Hit(chunk=c, scores=Scores()) for c in hits]  # type: ignore[arg-type]
-    assert outline_line(as_hits, "Its sections include") == "Its sections include: 1 Maintenance [1]; 2 Safety [4]."
+    line = outline_line(as_hits(hits), "Its sections include")
+    assert line == "Its sections include: 1 Maintenance [1]; 2 Safety [4]."
