@@ -127,10 +127,16 @@ def one_llama_server_per_worker(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> Path:
     """A fresh data directory, with the embedded 0.5B test model selected and no reranker installed
-    (a developer's FlashRank cache must not change what the tests see)."""
+    (a developer's FlashRank cache must not change what the tests see).
+
+    A test that runs no model embeds on one thread, in its process and the ingest processes it starts:
+    it shares two cores with the worker running the model tests, and its ingests on two threads had
+    slowed those by half again (the long-document summary 24 s alone, 86 s beside them)."""
     data = tmp_path / "home"
+    if not runs_a_model(request.node.nodeid):
+        monkeypatch.setenv("RAGCHAT_EMBED_THREADS", "1")
     monkeypatch.setenv("RAGCHAT_HOME", str(data))
     monkeypatch.setenv("RAGCHAT_RERANKER_DIR", str(tmp_path / "flashrank-cache"))
     monkeypatch.setenv("RAGCHAT_LLM_PROVIDER", "llamacpp")
