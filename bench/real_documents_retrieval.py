@@ -80,10 +80,6 @@ def _line(name: str, s: dict[str, float]) -> str:
     return f"{name:48} {s['questions']:>4} {s['hit4']:>6} {s['hit_candidates']:>7} {s['evidence']:>6} {s['mrr']:>6}"
 
 
-def _line(name: str, s: dict[str, float]) -> str:
-    return f"{name:48} {s['questions']:>4} {s['hit4']:>6} {s['hit_candidates']:>7} {s['evidence']:>6} {s['mrr']:>6}"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dataset", type=Path, default=DATASET)

@@ -1,27 +1,30 @@
-"""The CLI end to end on the real parts: embedded Chroma, packaged fastembed model, 0.5B GGUF."""
+"""The CLI end to end on the real parts: embedded Chroma, packaged fastembed model, 0.5B GGUF.
+
+Each command runs the CLI's `main` in the test's process, so its model is the one the other tests
+share (tests/conftest.py) instead of one loaded per command; the CLI as a process of its own is what
+test_cli_ingest.py, test_many_processes.py and the kill tests run."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from rag.messages import REFUSAL_TEXT
+from ragchat.cli.program import main
 from tests.fixtures import write_report_pdf
 
 
 def ragchat(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ragchat.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=os.environ.copy(),
-    )
+    """`ragchat ARGS`: its exit code, and what it wrote to stdout and stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(args))
+    return subprocess.CompletedProcess(["ragchat", *args], code, out.getvalue(), err.getvalue())
 
 
 @pytest.fixture

@@ -22,7 +22,9 @@ from tests.fixtures import long_pdf_bytes
 BETA = "The night shift restocks the walk-in freezer before the morning deliveries arrive."
 
 
-PAGES = 200  # long enough (~20 s of embedding) for the other processes to start while it writes
+# Long enough (~20 s of embedding on the one thread a model-free test has: tests/conftest.py) for the
+# other processes to start while it writes.
+PAGES = 120
 
 
 def ragchat(*args: str) -> subprocess.CompletedProcess[str]:
