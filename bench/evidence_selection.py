@@ -33,11 +33,8 @@ from rag.evidence import EvidencePicker
 from rag.stages import readable
 from ragchat.application import open_session
 
-# (token budget, chunks picked from, neighbour weight, unit tokens); lexical weight 1.0 (0.0 lost at
-# every budget).
-VARIANTS = [(b, c, n, 0) for b in (200, 300, 400) for c in (4, 8) for n in (0.0, 0.8)] + [
-    (300, 8, n, u) for n in (0.8, 0.9) for u in (0, 60)
-]
+# (token budget, chunks picked from, neighbour weight); lexical weight 1.0 (0.0 lost at every budget).
+VARIANTS = [(b, c, n) for b in (200, 300, 400) for c in (4, 8) for n in (0.0, 0.8)]
 
 
 def load_answerable(data: Path, per_article: int, seed: int) -> list[dict]:
@@ -108,18 +105,12 @@ def main() -> None:
                     tokens(chunks, settings.source_header_tokens),
                 )
             )
-            for budget, candidates, neighbour, unit in VARIANTS:
+            for budget, candidates, neighbour in VARIANTS:
                 picker = EvidencePicker(
-                    embed,
-                    budget,
-                    settings.evidence_min_chunk_tokens,
-                    1.0,
-                    settings.source_header_tokens,
-                    neighbour,
-                    unit,
+                    embed, budget, settings.evidence_min_chunk_tokens, 1.0, settings.source_header_tokens, neighbour
                 )
                 picked = picker.pick(q["question"], pool[:candidates])
-                results.setdefault(f"{budget} tok, top {candidates}, nb {neighbour}, unit {unit}", []).append(
+                results.setdefault(f"{budget} tok, top {candidates}, nb {neighbour}", []).append(
                     (
                         holds_gold(picked, source, spans),
                         holds_answer(picked, q["answers"]),
@@ -128,13 +119,13 @@ def main() -> None:
                 )
     print(f"load average {os.getloadavg()}; {len(questions)} answerable questions from {args.data}")
     print(f"gold in the retrieved top {settings.top_k}: {retrieved_gold / len(questions):.3f}")
-    print(f"{'evidence':44} {'gold span':>10} {'an answer':>10} {'tokens p50':>10} {'tokens p90':>10}")
+    print(f"{'evidence':26} {'gold span':>10} {'an answer':>10} {'tokens p50':>10} {'tokens p90':>10}")
     for name, rows in results.items():
         span = sum(r[0] for r in rows) / len(rows)
         answer = sum(r[1] for r in rows) / len(rows)
         counts = sorted(r[2] for r in rows)
         p90 = counts[int(0.9 * (len(counts) - 1))]
-        print(f"{name:44} {span:10.3f} {answer:10.3f} {statistics.median(counts):10.0f} {p90:10.0f}")
+        print(f"{name:26} {span:10.3f} {answer:10.3f} {statistics.median(counts):10.0f} {p90:10.0f}")
 
 
 if __name__ == "__main__":

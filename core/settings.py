@@ -332,12 +332,6 @@ class AnsweringSettings(BaseModel):
         description="A sentence ranks at least this share of the previous sentence's score in its chunk: the "
         "sentence after one that matches the question often holds the answer, naming it by a pronoun.",
     )
-    evidence_unit_tokens: int = Field(
-        default=60,
-        ge=0,
-        description="A sentence longer than this many tokens (lines of a multi-column page run together) is ranked "
-        "in pieces of whole lines (0: never cut; bench/results-real-documents.md).",
-    )
     strictness: Literal["lenient", "balanced", "strict"] = Field(
         default="balanced",
         description="How readily an answer is withheld when the documents may not state it (the abstention "

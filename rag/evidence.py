@@ -95,17 +95,13 @@ class EvidencePicker:
         lexical_weight: float,
         header_tokens: int,
         neighbour_weight: float,
-        unit_tokens: int = 0,
     ) -> None:
         """`budget_tokens`: most estimated tokens of evidence (each chunk's header line included); a
         chunk of fewer than `min_chunk_tokens` tokens (a short note) is one unit, kept whole;
         `lexical_weight`: how much the question's terms found in a sentence add to its cosine
         similarity; `neighbour_weight`: the share of the previous sentence's score (same chunk) a
-        sentence scores at least; `unit_tokens`: a sentence
-        longer than this (a multi-column page's lines run together, with no full stop) is ranked in
-        pieces of its lines, so one long unit does not take the budget of several relevant ones (0: never)."""
+        sentence scores at least."""
         self._embed = embed
-        self._unit_tokens = unit_tokens
         self._neighbour_weight = neighbour_weight
         self._budget = budget_tokens
         self._min_chunk_tokens = min_chunk_tokens
@@ -164,10 +160,7 @@ class EvidencePicker:
     def _units(self, text: str) -> list[Span]:
         if estimate_tokens(text) < self._min_chunk_tokens:
             return [_trimmed(text, 0, len(text))] if text.strip() else []
-        spans = sentence_spans(text)
-        if not self._unit_tokens:
-            return spans
-        return [piece for span in spans for piece in line_pieces(text, span, self._unit_tokens)]
+        return sentence_spans(text)
 
     @staticmethod
     def _header_rows(units: list[tuple[int, Span]], is_row: list[bool], best: int) -> set[int]:
@@ -179,25 +172,6 @@ class EvidencePicker:
         while first > 0 and units[first - 1][0] == owner and is_row[first - 1] and best - first < MAX_TABLE_ROWS:
             first -= 1
         return set(range(first, best + 1))
-
-
-def line_pieces(text: str, span: Span, most_tokens: int) -> list[Span]:
-    """`span` cut at its line breaks into runs of whole lines of at most `most_tokens` tokens each (a
-    single longer line stays whole); a span within the limit is returned as it is."""
-    if estimate_tokens(text[span.start : span.end]) <= most_tokens:
-        return [span]
-    pieces: list[Span] = []
-    start = span.start
-    cursor = span.start
-    while cursor < span.end:
-        newline = text.find("\n", cursor, span.end)
-        line_end = span.end if newline < 0 else newline + 1
-        if cursor > start and estimate_tokens(text[start:line_end]) > most_tokens:
-            pieces.append(_trimmed(text, start, cursor))
-            start = cursor
-        cursor = line_end
-    pieces.append(_trimmed(text, start, span.end))
-    return [p for p in pieces if p.end > p.start]
 
 
 def term_coverage(question: str, texts: list[str]) -> np.ndarray:

@@ -150,7 +150,6 @@ class SelectEvidence:
             settings.evidence_lexical_weight,
             settings.source_header_tokens,
             settings.evidence_neighbour_weight,
-            settings.evidence_unit_tokens,
         )
 
     def run(self, question: str, search_query: str, retrieval: Retrieval, memory: MemoryFacts) -> list[Hit]:

@@ -8,7 +8,7 @@ from pathlib import Path
 from core.schemas import Hit, MemoryFacts, Retrieval
 from core.settings import get_settings
 from core.text import estimate_tokens
-from rag.evidence import EvidencePicker, Span, line_pieces, sentence_spans, term_coverage
+from rag.evidence import EvidencePicker, sentence_spans, term_coverage
 from rag.navigation import is_navigation
 from rag.stages import SelectEvidence
 from tests.chunks import text_hit
@@ -26,12 +26,7 @@ def hit(text: str, char_start: int = 100) -> Hit:
     return text_hit(text, source="s.pdf", page=2, char_start=char_start)
 
 
-def picker(
-    budget: int,
-    min_chunk_tokens: int = 0,
-    neighbour_weight: float = 0.0,
-    unit_tokens: int = 0,
-) -> EvidencePicker:
+def picker(budget: int, min_chunk_tokens: int = 0, neighbour_weight: float = 0.0) -> EvidencePicker:
     return EvidencePicker(
         word_vectors,
         budget,
@@ -39,7 +34,6 @@ def picker(
         lexical_weight=1.0,
         header_tokens=HEADER,
         neighbour_weight=neighbour_weight,
-        unit_tokens=unit_tokens,
     )
 
 
@@ -116,20 +110,6 @@ def test_the_sentence_after_a_match_ranks_with_it_when_the_neighbour_weight_is_s
     assert "Rollo" not in " ".join(h.chunk.text for h in alone)
     [excerpt] = picker(budget, neighbour_weight=0.8).pick(question, [hit(text)])
     assert excerpt.chunk.text == "The Normans settled in Normandy. They were led by Rollo."
-
-
-def test_a_long_run_of_lines_is_ranked_in_pieces_of_whole_lines() -> None:
-    columns = "Comments are due by\nSeptember 21 2020\nthe rule covers\nall 737 MAX airplanes\nfees are waived"
-    pieces = [columns[p.start : p.end] for p in line_pieces(columns, Span(0, len(columns)), 14)]
-    assert "".join(pieces).replace("\n", "") == columns.replace("\n", "")
-    assert pieces[0] == "Comments are due by\nSeptember 21 2020" and len(pieces) == 3
-    assert line_pieces(columns, Span(0, 19), 14) == [Span(0, 19)]  # within the limit: left whole
-    question = "When are comments due?"
-    budget = HEADER + estimate_tokens("Comments are due by\nSeptember 21 2020")
-    whole = picker(budget).pick(question, [hit(columns)])
-    assert [h.chunk.text for h in whole] == [columns], "one unit: given whole, over the budget"
-    [excerpt] = picker(budget, unit_tokens=14).pick(question, [hit(columns)])
-    assert excerpt.chunk.text == "Comments are due by\nSeptember 21 2020"
 
 
 def test_evidence_is_picked_from_the_candidates_below_the_top_k(tmp_path: Path) -> None:
