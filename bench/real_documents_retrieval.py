@@ -7,7 +7,10 @@ fetch.py) in a home of its own, then for each answerable question runs the retri
 - hit@4: a gold passage is in one of the top 4 chunks (the `hit_rate` of `ragchat eval`);
 - hit@candidates: it is anywhere among the fused candidates (what a wider pool could still reach);
 - evidence: a reference answer occurs in the evidence the model would be given;
-- the rank of the first gold chunk among the candidates.
+- the rank of the first gold chunk among the candidates;
+- where a reference answer is lost, when the evidence does not hold one: not among the fused
+  candidates, not among the chunks evidence is picked from, under the relevance gate, or dropped by
+  the sentence picker.
 
 Settings can be overridden (`--set fusion=rrf --set evidence_candidates=12`) to measure one lever at a
 time; a lever that changes what is indexed needs its own `--home`. No LLM runs.
@@ -21,7 +24,7 @@ import argparse
 import json
 import sys
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -30,6 +33,7 @@ from core.schemas import Hit, MemoryFacts
 from core.settings import get_settings
 from eval.dataset import EvalQuestion, load_dataset
 from eval.metrics import is_relevant, normalize_answer
+from rag.stages import readable
 from ragchat.application import open_session
 from ragchat.session import Session
 
@@ -54,14 +58,21 @@ def measure(session: Session, question: EvalQuestion) -> dict[str, object]:
     candidates = [h.chunk for h in retrieval.candidates]
     rank = next((n for n, chunk in enumerate(candidates, 1) if is_relevant(chunk, question.gold)), None)
     evidence = session.pipeline.select_evidence.run(question.question, question.question, retrieval, MemoryFacts())
+    settings = session.settings
+    pool = readable(retrieval.candidates, max(len(retrieval.hits), settings.evidence_candidates))
+    gated = [h for h in pool if (h.scores.dense or 0.0) >= settings.refusal_threshold]
+    held = holds_reference(evidence, question)
+    stages = (("candidates", retrieval.candidates), ("pool", pool), ("gate", gated))
+    lost_at = None if held else next((s for s, hits in stages if not holds_reference(hits, question)), "picker")
     return {
         "id": question.id,
         "document": question.gold[0].source if question.gold else "",
         "hit4": any(is_relevant(h.chunk, question.gold) for h in retrieval.hits[:TOP]),
         "hit_candidates": rank is not None,
         "rank": rank,
-        "evidence": holds_reference(evidence, question),
+        "evidence": held,
         "search_ms": retrieval.timings_ms.get("search_ms", 0.0),
+        "lost_at": lost_at,
     }
 
 
@@ -110,6 +121,8 @@ def main() -> None:
         print(_line(document[:48], summary(group)))
     s = summary(rows)
     print(_line("ALL", s))
+    lost = Counter(str(r["lost_at"]) for r in rows if r["lost_at"])
+    print("reference answer lost at: " + ", ".join(f"{stage} {n}" for stage, n in lost.most_common()))
     if args.json:
         args.json.write_text(json.dumps({"label": args.label, "overrides": overrides, "summary": s, "rows": rows}))
 

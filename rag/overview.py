@@ -38,6 +38,7 @@ PASSAGE_TOKENS = 70
 MMR_DIVERSITY = 0.5  # weight of unlikeness to what is chosen, against typicality
 QUERY_WEIGHT = 0.3  # share of a passage's relevance that is its likeness to the request
 STRUCTURE_SHARE = 0.5  # at most this share of the passages are section openings
+NAVIGATION_SECTION_SHARE = 1 / 3  # a section this much of whose chunks are navigation is navigation
 
 
 @dataclass(frozen=True)
@@ -103,13 +104,35 @@ def central(vectors: np.ndarray, chosen: list[int], count: int, query: np.ndarra
     return added
 
 
+def navigation_sections(chunks: list[Chunk]) -> set[tuple[str, ...]]:
+    """The heading paths under which at least NAVIGATION_SECTION_SHARE of the chunks are navigation: a
+    contents section's first chunk (its heading and the first two entries) or its last lines do not
+    have enough leader lines to be recognised alone, but they belong to it. (A long section with one
+    list of leader lines, a price list, stays.)"""
+    counts: dict[tuple[str, ...], list[int]] = {}
+    for chunk in chunks:
+        if chunk.heading_path:
+            seen = counts.setdefault(tuple(chunk.heading_path), [0, 0])
+            seen[0] += is_navigation(chunk.text)
+            seen[1] += 1
+    return {
+        path
+        for path, (navigation, total) in counts.items()
+        if navigation and navigation >= NAVIGATION_SECTION_SHARE * total
+    }
+
+
 def choose_passages(
     chunks: list[tuple[Chunk, list[float]]], budget: int, header_tokens: int, query: list[float] | None = None
 ) -> Choice:
     """Passages of a document (its chunks with their stored vectors, any order) that fit `budget`
     prompt tokens: its openings and its most central, unlike chunks, in document order."""
     # A table of contents or an index lists every topic and states none: never a passage here.
-    ordered = sorted((item for item in chunks if not is_navigation(item[0].text)), key=lambda i: i[0].chunk_index)
+    listed = navigation_sections([chunk for chunk, _ in chunks])
+    ordered = sorted(
+        (item for item in chunks if not is_navigation(item[0].text) and tuple(item[0].heading_path) not in listed),
+        key=lambda i: i[0].chunk_index,
+    )
     if not ordered:
         return Choice(hits=[], structure=0, central=0)
     ends = [opening(chunk.text, PASSAGE_TOKENS) for chunk, _ in ordered]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core.schemas import Chunk, Hit, Scores
-from rag.overview import choose_passages, opening, outline_line, section_openings, spread
+from rag.overview import choose_passages, navigation_sections, opening, outline_line, section_openings, spread
 from tests.chunks import text_chunk
 
 
@@ -44,6 +44,24 @@ def test_the_choice_covers_the_document_skips_its_contents_and_keeps_to_the_budg
     assert choice.structure >= 3 and choice.central >= 1
     assert sum(len(h.chunk.text) // 3 + 8 for h in choice.hits) <= 400
     assert all(h.chunk.text.endswith(".") for h in choice.hits)
+
+
+def test_a_contents_section_is_left_out_with_its_chunks_too_short_to_be_recognised_alone() -> None:
+    toc = ["Table of Contents"]
+    head = chunk(0, "Table of Contents\nPreface . . . . . . 1\n1 Cranes . . . . . . 2", toc, 1)
+    body = chunk(1, "2 Tariffs . . . . . 9\n3 Berths . . . . . 14\n4 Safety . . . . . 20\n5 Shifts . . . . 31", toc, 1)
+    tail = chunk(2, "6 Index . . . . . . 40", toc, 2)
+    prose = [chunk(n, f"{n} Topic\nSection {n} says what topic {n} is.", [f"{n} Topic"], n) for n in range(3, 9)]
+    assert navigation_sections([head, body, tail, *prose]) == {tuple(toc)}
+    assert navigation_sections([head, *prose]) == set(), "no chunk of it is navigation alone"
+    long_section = [chunk(n, f"Tariff {n} applies at night. It is paid monthly.", ["9 Tariffs"], 9) for n in range(4)]
+    price_list = chunk(4, body.text, ["9 Tariffs"], 9)
+    assert navigation_sections([*long_section, price_list]) == set(), "a list of leader lines in a long section"
+    items = [(c, [float(c.chunk_index == i) for i in range(9)]) for c in [head, body, tail, *prose]]
+    choice = choose_passages(items, budget=400, header_tokens=8, query=None)
+    assert choice.hits and all(h.chunk.heading_path != toc for h in choice.hits)
+    line = outline_line(choice.hits, "Its sections include")
+    assert "Table of Contents" not in line and "3 Topic" in line
 
 
 def test_the_outline_line_cites_the_chosen_section_openings() -> None:
