@@ -83,7 +83,7 @@ def summary(rows: list[dict[str, object]]) -> dict[str, float]:
         "hit4": round(sum(bool(r["hit4"]) for r in rows) / n, 3),
         "hit_candidates": round(sum(bool(r["hit_candidates"]) for r in rows) / n, 3),
         "evidence": round(sum(bool(r["evidence"]) for r in rows) / n, 3),
-        "mrr": round(sum(1 / r["rank"] for r in rows if r["rank"]) / n, 3),  # type: ignore[operator]
+        "mrr": round(sum(1 / rank for r in rows if isinstance(rank := r["rank"], int) and rank) / n, 3),
     }
 
 
