@@ -81,7 +81,7 @@ def truncate(source: Path, layers: int) -> Path:
     writer.write_kv_data_to_file()
     writer.write_ti_data_to_file()
     for tensor in kept:
-        writer.write_tensor_data(tensor.data, tensor_endianess=reader.endianess)
+        writer.write_tensor_data(tensor.data)
     writer.close()
     Path(str(target) + ".part").rename(target)
     return target
