@@ -104,22 +104,22 @@ def central(vectors: np.ndarray, chosen: list[int], count: int, query: np.ndarra
     return added
 
 
-def navigation_sections(chunks: list[Chunk]) -> set[tuple[str, ...]]:
-    """The heading paths under which at least NAVIGATION_SECTION_SHARE of the chunks are navigation: a
-    contents section's first chunk (its heading and the first two entries) or its last lines do not
-    have enough leader lines to be recognised alone, but they belong to it. (A long section with one
-    list of leader lines, a price list, stays.)"""
+def navigation_chunks(chunks: list[Chunk]) -> set[int]:
+    """Positions of the chunks that are navigation, or lie in a section (heading path) at least
+    NAVIGATION_SECTION_SHARE of whose chunks are: a contents section's first chunk (its heading and
+    the first two entries) or its last lines do not have enough leader lines to be recognised alone,
+    but they belong to it. (A long section with one list of leader lines, a price list, stays.)"""
+    navigation = [is_navigation(chunk.text) for chunk in chunks]
     counts: dict[tuple[str, ...], list[int]] = {}
-    for chunk in chunks:
+    for chunk, listed in zip(chunks, navigation, strict=True):
         if chunk.heading_path:
             seen = counts.setdefault(tuple(chunk.heading_path), [0, 0])
-            seen[0] += is_navigation(chunk.text)
+            seen[0] += listed
             seen[1] += 1
-    return {
-        path
-        for path, (navigation, total) in counts.items()
-        if navigation and navigation >= NAVIGATION_SECTION_SHARE * total
+    sections = {
+        path for path, (listed, total) in counts.items() if listed and listed >= NAVIGATION_SECTION_SHARE * total
     }
+    return {n for n, chunk in enumerate(chunks) if navigation[n] or tuple(chunk.heading_path) in sections}
 
 
 def choose_passages(
@@ -128,11 +128,8 @@ def choose_passages(
     """Passages of a document (its chunks with their stored vectors, any order) that fit `budget`
     prompt tokens: its openings and its most central, unlike chunks, in document order."""
     # A table of contents or an index lists every topic and states none: never a passage here.
-    listed = navigation_sections([chunk for chunk, _ in chunks])
-    ordered = sorted(
-        (item for item in chunks if not is_navigation(item[0].text) and tuple(item[0].heading_path) not in listed),
-        key=lambda i: i[0].chunk_index,
-    )
+    listed = navigation_chunks([chunk for chunk, _ in chunks])
+    ordered = sorted((item for n, item in enumerate(chunks) if n not in listed), key=lambda i: i[0].chunk_index)
     if not ordered:
         return Choice(hits=[], structure=0, central=0)
     ends = [opening(chunk.text, PASSAGE_TOKENS) for chunk, _ in ordered]

@@ -1,8 +1,10 @@
 """The CLI end to end on the real parts: embedded Chroma, packaged fastembed model, 0.5B GGUF.
 
-Each command runs the CLI's `main` in the test's process, so its model is the one the other tests
-share (tests/conftest.py) instead of one loaded per command; the CLI as a process of its own is what
-test_cli_ingest.py, test_many_processes.py and the kill tests run."""
+Each command runs the CLI's `main` in the test's process (as do test_cli_ingest.py and
+test_ollama_dies.py, which import `ragchat` from here), so its model is the one the other tests share
+(tests/conftest.py) instead of one loaded per command; the CLI as a process of its own, with its exit
+code and output, is what test_many_processes.py, test_ingest_kill.py, test_kill_points.py and
+test_sanity.py run."""
 
 from __future__ import annotations
 

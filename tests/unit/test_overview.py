@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core.schemas import Chunk, Hit, Scores
-from rag.overview import choose_passages, navigation_sections, opening, outline_line, section_openings, spread
+from rag.overview import choose_passages, navigation_chunks, opening, outline_line, section_openings, spread
 from tests.chunks import text_chunk
 
 
@@ -52,11 +52,11 @@ def test_a_contents_section_is_left_out_with_its_chunks_too_short_to_be_recognis
     body = chunk(1, "2 Tariffs . . . . . 9\n3 Berths . . . . . 14\n4 Safety . . . . . 20\n5 Shifts . . . . 31", toc, 1)
     tail = chunk(2, "6 Index . . . . . . 40", toc, 2)
     prose = [chunk(n, f"{n} Topic\nSection {n} says what topic {n} is.", [f"{n} Topic"], n) for n in range(3, 9)]
-    assert navigation_sections([head, body, tail, *prose]) == {tuple(toc)}
-    assert navigation_sections([head, *prose]) == set(), "no chunk of it is navigation alone"
+    assert navigation_chunks([head, body, tail, *prose]) == {0, 1, 2}, "the contents section whole"
+    assert navigation_chunks([head, *prose]) == set(), "no chunk of it is navigation alone"
     long_section = [chunk(n, f"Tariff {n} applies at night. It is paid monthly.", ["9 Tariffs"], 9) for n in range(4)]
     price_list = chunk(4, body.text, ["9 Tariffs"], 9)
-    assert navigation_sections([*long_section, price_list]) == set(), "a list of leader lines in a long section"
+    assert navigation_chunks([*long_section, price_list]) == {4}, "the list alone, not its long section"
     items = [(c, [float(c.chunk_index == i) for i in range(9)]) for c in [head, body, tail, *prose]]
     choice = choose_passages(items, budget=400, header_tokens=8, query=None)
     assert choice.hits and all(h.chunk.heading_path != toc for h in choice.hits)
