@@ -29,6 +29,7 @@ from providers.chroma_server import (
     timeout,
     unreachable,
 )
+from providers.chroma_views import view_of
 
 log = logging.getLogger(__name__)
 
@@ -56,19 +57,31 @@ class ChromaStore:
             _tune_session(self._client, settings)
         else:
             settings.chroma_path.mkdir(parents=True, exist_ok=True)
-            self._client = chromadb.PersistentClient(path=str(settings.chroma_path), settings=chroma_settings)
+            self._view = view_of(settings.chroma_path)
+            self._chroma_settings = chroma_settings
+            self._path = str(settings.chroma_path)  # also chromadb's key for the path's System
+            with self._view.lock:
+                self._client = chromadb.PersistentClient(path=self._path, settings=chroma_settings)
+                self._view.first_open()
+                self._generation = self._view.generation
         self.label = store_label(settings)
         self._name = settings.collection
         self._chunk_texts = chunk_texts
-        with self._answering():
+        with self._answering(writing=True):  # it creates the collection in a new home
             self._collection = self._open()
 
     @contextmanager
-    def _answering(self) -> Iterator[None]:
-        """Server mode: transport failures and a vanished collection become VectorStoreUnavailable
+    def _answering(self, writing: bool = False) -> Iterator[None]:
+        """Embedded: first take in what another process wrote (providers/chroma_views.py).
+        Server mode: transport failures and a vanished collection become VectorStoreUnavailable
         (a refused token and gateway errors already raise it, from the session's response hook)."""
         if self._server is None:
-            yield
+            with self._view.lock:
+                if self._view.catch_up(self._path) != self._generation:
+                    self._reconnect()
+                yield
+                if writing:
+                    self._view.wrote()
             return
         import httpx
         from chromadb.errors import NotFoundError
@@ -79,6 +92,15 @@ class ChromaStore:
             raise unreachable(self._server, exc) from exc
         except NotFoundError as exc:
             raise collection_gone(self._server) from exc
+
+    def _reconnect(self) -> None:
+        """Embedded: a client and collection on the path's current System."""
+        import chromadb
+
+        self._client = chromadb.PersistentClient(path=self._path, settings=self._chroma_settings)
+        self._generation = self._view.generation
+        if hasattr(self, "_collection"):  # not while the constructor opens it
+            self._collection = self._open()
 
     def _open(self) -> Any:
         return self._client.get_or_create_collection(
@@ -94,7 +116,7 @@ class ChromaStore:
         """Drop every chunk (a rebuild with another embedding model may change the dimension)."""
         from chromadb.errors import NotFoundError
 
-        with self._answering():
+        with self._answering(writing=True):
             with suppress(NotFoundError):  # already gone (deleted on the server): a rebuild starts from nothing
                 self._client.delete_collection(self._name)
             self._collection = self._open()
@@ -102,7 +124,7 @@ class ChromaStore:
     def add(self, chunks: list[Chunk], embeddings: list[list[float]]) -> None:
         if not chunks:
             return
-        with self._answering():
+        with self._answering(writing=True):
             self._collection.upsert(
                 ids=[c.chunk_id for c in chunks],
                 embeddings=embeddings,
@@ -114,12 +136,12 @@ class ChromaStore:
         where: dict[str, Any] = {"doc_id": doc_id}
         if keep_hash is not None:
             where = {"$and": [where, {"content_hash": {"$ne": keep_hash}}]}
-        with self._answering():
+        with self._answering(writing=True):
             self._collection.delete(where=where)
 
     def delete_version(self, doc_id: str, content_hash: str) -> None:
         """Delete the chunks of one version of a document (an unfinished or replaced one)."""
-        with self._answering():
+        with self._answering(writing=True):
             self._collection.delete(where={"$and": [{"doc_id": doc_id}, {"content_hash": content_hash}]})
 
     def count_version(self, doc_id: str, content_hash: str) -> int:

@@ -1,32 +1,16 @@
-"""The CLI end to end on the real parts: embedded Chroma, packaged fastembed model, 0.5B GGUF.
-
-Each command runs the CLI's `main` in the test's process (as do test_cli_ingest.py and
-test_ollama_dies.py, which import `ragchat` from here), so its model is the one the other tests share
-(tests/conftest.py) instead of one loaded per command; the CLI as a process of its own, with its exit
-code and output, is what test_many_processes.py, test_ingest_kill.py, test_kill_points.py and
-test_sanity.py run."""
+"""The CLI end to end on the real parts: embedded Chroma, packaged fastembed model, 0.5B GGUF; each
+command runs in the test's process (tests/cli_in_process.py)."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from rag.messages import REFUSAL_TEXT
-from ragchat.cli.program import main
+from tests.cli_in_process import ragchat
 from tests.fixtures import write_report_pdf
-
-
-def ragchat(*args: str) -> subprocess.CompletedProcess[str]:
-    """`ragchat ARGS`: its exit code, and what it wrote to stdout and stderr."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(list(args))
-    return subprocess.CompletedProcess(["ragchat", *args], code, out.getvalue(), err.getvalue())
 
 
 @pytest.fixture

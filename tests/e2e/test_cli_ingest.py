@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_cli import ragchat
+from tests.cli_in_process import ragchat
 from tests.fixtures import encrypted_pdf_bytes
 
 

@@ -38,11 +38,8 @@ def _embedding_state(db: Path, doc_id: str) -> tuple[int, int] | None:
 
 
 def _reopen() -> Session:
-    """A session as a fresh start sees it. Embedded Chroma caches one system per path in a process and
-    does not see another process's writes, so the cache is dropped after a subprocess wrote."""
-    from chromadb.api.client import SharedSystemClient
-
-    SharedSystemClient.clear_system_cache()
+    """A new session in the test's process, after another process wrote: it sees what a fresh start
+    would (providers/chroma_views.py)."""
     return open_session(get_settings())
 
 

@@ -3,7 +3,8 @@ real `ragchat ingest` process (tests/kill_point_child.py) stops dead at the poin
 Then, from a fresh start:
 - a reader finds exactly one version of the document, whole (the old one, or the new one once the
   registry switched), never both, never a missing chunk, and writes nothing;
-- re-running the ingest recovers what the killed run left (and says so) and completes;
+- re-running the ingest (`ragchat ingest` in the test's process) recovers what the killed run left
+  (and says so) and completes;
 - the registry, the vector store and BM25 hold the new version's chunks and nothing else."""
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from core.schemas import doc_id_for
 from core.settings import get_settings
 from ingestion.parsers import version_hash
 from ragchat.application import open_session
+from tests.cli_in_process import ragchat
 from tests.e2e.test_ingest_consistency import ALPHA, assert_consistent, sources
 from tests.e2e.test_ingest_kill import _reopen
 from tests.e2e.test_many_processes import files_of
@@ -58,7 +60,7 @@ def ours(home: Path) -> dict[str, int]:
 
 @pytest.mark.parametrize("point", POINTS)
 def test_kill_9_while_replacing_a_document_loses_nothing(
-    index_store: str, point: str, home: Path, tmp_path: Path
+    index_store: str, point: str, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     old_pdf, new_pdf = long_pdf_bytes(12, seed=1, marker=OLD), long_pdf_bytes(14, seed=2, marker=NEW)
     seeded = open_session(get_settings())
@@ -92,13 +94,8 @@ def test_kill_9_while_replacing_a_document_loses_nothing(
     assert ours(home) == on_disk, "a reader wrote to the home"
     del reader
 
-    rerun = subprocess.run(
-        [sys.executable, "-m", "ragchat.cli", "ingest", str(new_path), "--json"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env={**os.environ, "RAGCHAT_INGEST_BATCH": BATCH},
-    )
+    monkeypatch.setenv("RAGCHAT_INGEST_BATCH", BATCH)
+    rerun = ragchat("ingest", str(new_path), "--json")  # a fresh session, in the test's process
     assert rerun.returncode == 0, rerun.stderr
     assert "recovered the index: removed 1 unfinished document version" in rerun.stderr
     [row] = json.loads(rerun.stdout)

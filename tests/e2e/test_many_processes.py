@@ -2,7 +2,9 @@
 already finds the new document by keyword while it is being embedded; a second ingest waits its turn
 (or, with --no-wait, says who is writing and exits 1); a delete from another process stops the
 ingest's embedding and leaves nothing of the document; the files end up indexed with Chroma, BM25
-and the registry in agreement. Each on the embedded Chroma and on a Chroma server."""
+and the registry in agreement. Each on the embedded Chroma and on a Chroma server. The long ingest,
+the readers beside it and the second ingests are processes of their own; the commands before and
+after them run in the test's process (tests/cli_in_process.py)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,9 @@ from pathlib import Path
 
 from core.schemas import doc_id_for
 from core.settings import get_settings
+from providers.chroma_views import view_of
+from ragchat.application import open_session
+from tests.cli_in_process import ragchat
 from tests.e2e.test_ingest_consistency import ALPHA, assert_consistent, sources
 from tests.e2e.test_ingest_kill import _embedding_state, _reopen
 from tests.fixtures import long_pdf_bytes
@@ -25,12 +30,6 @@ BETA = "The night shift restocks the walk-in freezer before the morning deliveri
 # Long enough (~20 s of embedding on the one thread a model-free test has: tests/conftest.py) for the
 # other processes to start while it writes.
 PAGES = 120
-
-
-def ragchat(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ragchat.cli", *args], capture_output=True, text=True, timeout=300, env=os.environ
-    )
 
 
 def started(*args: str) -> subprocess.Popen[str]:
@@ -138,6 +137,32 @@ def test_a_second_ingest_waits_its_turn_or_says_who_writes(index_store: str, hom
     final = _reopen()
     counts = assert_consistent(final)
     assert set(counts) == {"big.pdf", "b.txt"} and sources(final, "freezer deliveries") == {"b.txt"}
+
+
+def test_a_long_lived_process_finds_by_meaning_what_another_process_indexed(home: Path, tmp_path: Path) -> None:
+    """The app is one long-lived process: a document another process indexed after the app opened
+    the embedded Chroma is found by meaning, and read by id, without a restart (chromadb keeps the
+    vector index of a path in memory, once per process: providers/chroma_views.py)."""
+    app = open_session(get_settings())
+    assert app.ingest_bytes("a.txt", ALPHA.encode()).status == "indexed"
+    assert app.search("alpha").hits, "the app has opened its index"
+    view = view_of(get_settings().chroma_path)
+    generation = view.generation
+    assert app.ingest_bytes("c.txt", b"Invoices are paid within thirty days.").status == "indexed"
+    assert view.generation == generation, "its own writes do not make it reopen Chroma"
+    beta = _write(tmp_path / "b.txt", BETA)
+    elsewhere = subprocess.run(
+        [sys.executable, "-m", "ragchat.cli", "ingest", str(beta)], capture_output=True, text=True, timeout=300
+    )
+    assert elsewhere.returncode == 0, elsewhere.stderr
+
+    store = app.document_index.store
+    vector = app.app.retrieval_embedder.embed_query("Who fills the cold room overnight?")  # no word of BETA
+    assert "b.txt" in {chunk.source for chunk, _ in store.query(vector, k=5)}, "found by meaning"
+    assert view.generation == generation + 1, "reopened once"
+    [chunk_id] = [chunk.chunk_id for chunk, _ in store.query(vector, k=5) if chunk.source == "b.txt"]
+    assert set(store.get([chunk_id])) == {chunk_id}, "read by id"
+    assert "b.txt" in {hit.chunk.source for hit in app.search("freezer deliveries").hits}
 
 
 def _write(path: Path, text: str) -> Path:

@@ -4,10 +4,7 @@ written, where, and what never is."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +13,7 @@ from core.settings import get_settings
 from rag.messages import memory_note
 from ragchat.application import open_session
 from ragchat.session import Session
+from tests.cli_in_process import ragchat
 from tests.conftest import TEST_LLM
 
 
@@ -129,12 +127,6 @@ def test_document_text_never_reaches_memory(session: Session, tmp_path: Path) ->
         answer = session.ask(question)
         assert answer.memory_writes == [], question
     assert {t: f.entries() for t, f in session.memory.files.items()} == before
-
-
-def ragchat(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ragchat.cli", *args], capture_output=True, text=True, timeout=300, env=os.environ.copy()
-    )
 
 
 def test_cli_reports_memory_writes_and_reviews_memory(home: Path) -> None:

@@ -17,7 +17,7 @@ from rag.conversations import ConversationStore
 from rag.pipeline import AskOptions
 from rag.query_log import QueryLog
 from ragchat.application import open_session
-from tests.e2e.test_cli import ragchat
+from tests.cli_in_process import ragchat
 from tests.fixtures import write_report_pdf
 from tests.ollama_fake import RUNNER_ERROR, FakeOllama
 

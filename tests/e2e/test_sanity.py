@@ -1,30 +1,25 @@
-"""`ragchat sanity` (what `make sanity` runs) as a real process on the 0.5B: the artifact it writes
+"""`ragchat sanity` (what `make sanity` runs) on the 0.5B: the artifact it writes
 passes the judge's validator, and every part of it came from the run (the sample documents, the
 memory files, the replayed weather)."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
+
+import pytest
 
 from core.settings import PROJECT_ROOT
 from ragchat.sanity import FACTS, QUESTIONS
 from scripts.validate_sanity import validate
+from tests.cli_in_process import ragchat
 
 
-def test_sanity_writes_an_artifact_the_validator_accepts(home: Path) -> None:
+def test_sanity_writes_an_artifact_the_validator_accepts(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     home.mkdir()  # the project root of this run: the memory files are written here
     artifact = home / "artifacts" / "sanity_output.json"
-    run = subprocess.run(
-        [sys.executable, "-m", "ragchat.cli", "sanity", "--out", str(artifact)],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        env=os.environ | {"OLLAMA_HOST": "http://127.0.0.1:9"},
-    )
+    monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")
+    run = ragchat("sanity", "--out", str(artifact))
     assert run.returncode == 0, run.stderr
     assert validate(artifact) == []
     payload = json.loads(artifact.read_text())
