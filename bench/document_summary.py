@@ -95,6 +95,10 @@ def _timed(session, name: str, reading: str, run: str, pages: int | None):
     info = answer.document_request
     first = answer.timings_ms.get("first_token_ms", 0.0) / 1000
     partial = f"first partial result {shown[0]:.1f} s, " if shown else ""
+    if "first_visible_ms" in answer.timings_ms:  # the sections' line, shown before the model's first token
+        partial += f"sections line {answer.timings_ms['first_visible_ms'] / 1000:.1f} s, "
+    if info and info.stored:
+        partial += "stored answer, "
     print(
         f"{name}: {pages} pages, {reading} ({info.method if info else '?'}), sections "
         f"{info.sections if info else 0} (cached {info.cached_sections if info else 0}), {run}: "

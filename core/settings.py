@@ -446,6 +446,11 @@ class DocumentRequestSettings(BaseModel):
         description="The app writes each document's card (its overview) in the background once it is indexed and "
         "the model is idle; writing stops as soon as a question waits for the model.",
     )
+    stored_document_answers: bool = Field(
+        default=True,
+        description="Keep each answer about whole documents with the prompt that made it: the same request over the "
+        "same document versions, asked again, is answered at once (rag/stored_answers.py; only at temperature 0).",
+    )
     card_threshold: float = Field(
         default=0.7,
         ge=0.0,

@@ -30,6 +30,7 @@ from rag.answer_format import without_cjk
 from rag.citations import CitationRules
 from rag.context_budget import fit_hits
 from rag.conversations import ConversationStore
+from rag.degenerate import degeneration
 from rag.document_cards import CARD_LANGUAGE, CARD_REQUEST, DocumentCard, DocumentCards, UseCards
 from rag.document_stages import (
     ChoosePassages,
@@ -69,6 +70,7 @@ from rag.stages import (
     SelectEvidence,
     WriteFromEvidence,
 )
+from rag.stored_answers import StoredAnswers
 from rag.support import SupportChecker
 from rag.whole_document import DocumentSource, SectionSummaryCache, document_grammar, document_messages
 
@@ -141,12 +143,14 @@ class AnswerPipeline:
         summaries: Callable[[], SectionSummaryCache] | None = None,
         vectors: Callable[[], DocumentVectors] | None = None,
         cards: Callable[[], DocumentCards] | None = None,
+        stored: Callable[[], StoredAnswers] | None = None,
     ) -> None:
         """`llm` and `models` are called when needed (loading a model takes seconds); `memory` is None
         when memory is turned off; `documents` (the registry) and `summaries` (the section-summary
         cache) answer requests about whole documents, which without them go through retrieval;
         `vectors` (the vector store) lets a long document be read fast, from chosen passages, and
-        `cards` keeps each document's overview (its card) to answer a request for one at once."""
+        `cards` keeps each document's overview (its card) to answer a request for one at once, and
+        `stored` every answer about whole documents, for the same request asked again."""
         self._settings = settings
         self._llm = llm
         self._documents = documents
@@ -186,6 +190,7 @@ class AnswerPipeline:
         self.list_items = ListItems(documents, self.retrieve, settings) if documents is not None else None
         self.choose = ChoosePassages(vectors, embed, settings) if vectors is not None else None
         self.cards = UseCards(cards, settings.card_threshold) if cards is not None else None
+        self.stored = stored
 
     def ask(self, question: str, options: AskOptions | None = None) -> AnswerStream:
         options = options or AskOptions()
@@ -330,9 +335,23 @@ class AnswerPipeline:
             state.timings["first_visible_ms"] = elapsed_ms(state.started)
             reply.append(f"{lead}\n\n")
             yield reply[0]
-        for token in self.generate.run_tokens(messages, sampling, state.started, state.timings, state.queue):
-            reply.append(token.text)
-            yield token.text
+        store = self.stored() if self.stored is not None and sampling.temperature == 0 else None
+        key = store.key(messages, sampling, self._models().llm) if store is not None else ""
+        kept = store.get(key) if store is not None else None
+        if kept is not None:
+            assert state.document_request is not None
+            state.document_request.stored = True
+            state.timings["first_token_ms"] = elapsed_ms(state.started)
+            written = [kept]
+            yield kept
+        else:
+            written = []
+            for token in self.generate.run_tokens(messages, sampling, state.started, state.timings, state.queue):
+                written.append(token.text)
+                yield token.text
+            if store is not None and degeneration("".join(written)).reason is None and "".join(written).strip():
+                store.put(key, {h.chunk.doc_id: h.chunk.content_hash for h in hits}, "".join(written))
+        reply += written
         if carded is not None and self.cards is not None:
             self.cards.keep(carded, self._models().llm, "".join(reply), hits)
 

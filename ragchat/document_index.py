@@ -35,6 +35,7 @@ from providers.reranker import Reranker
 from providers.vector_store import ChromaStore
 from rag.document_cards import DocumentCards
 from rag.retriever import HybridRetriever
+from rag.stored_answers import StoredAnswers
 from rag.whole_document import SectionSummaryCache
 from ragchat.ingest_jobs import IngestJobs
 
@@ -76,11 +77,17 @@ class DocumentIndex:
         """The documents' cards (their overviews, written once), by version, in the registry's file."""
         return DocumentCards(self._space.registry_path)
 
+    @cached_property
+    def answers(self) -> StoredAnswers:
+        """Answers to requests about whole documents, by prompt, in the registry's file."""
+        return StoredAnswers(self._space.registry_path)
+
     def forget_old_versions(self) -> None:
-        """Drop the section summaries and cards of versions that are no longer live."""
+        """Drop the section summaries, cards and stored answers of versions that are no longer live."""
         live = self.registry.live_versions()
         self.summaries.keep_only(live)
         self.cards.keep_only(live)
+        self.answers.keep_only(live)
 
     @cached_property
     def store(self) -> ChromaStore:

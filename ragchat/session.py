@@ -256,6 +256,7 @@ class Session:
             lambda: self.document_index.summaries,
             lambda: self.document_index.store,
             lambda: self.document_index.cards,
+            (lambda: self.document_index.answers) if settings.stored_document_answers else None,
         )
 
     @cached_property

@@ -195,9 +195,7 @@ def render_answer_details(answer: Answer, candidates: list[Hit]) -> None:
     for partial in answer.still_embedding:  # an ingest is still embedding it
         st.caption(f":blue[:material/hourglass_top: {partial.describe().capitalize()}]")
     if (request := answer.document_request) is not None and request.documents:
-        how = "given whole" if request.method == "whole" else f"summarised in {request.sections} sections"
-        cached = f", {request.cached_sections} from the cache" if request.cached_sections else ""
-        st.caption(f"About {', '.join(request.documents)}: {how}{cached}")
+        st.caption(f"About {', '.join(request.documents)}: {request.describe()}")
     if not answer.refused:
         if answer.restated:
             render_restated(answer.restated)

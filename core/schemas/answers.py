@@ -103,6 +103,25 @@ class DocumentRequest(BaseModel):
     )
     sections: int = Field(default=0, description="Sections summarised (map steps), cached ones included.")
     cached_sections: int = Field(default=0, description="Section summaries read from the cache.")
+    stored: bool = Field(
+        default=False,
+        description="The reply was the one kept when the same request was answered over the same document "
+        "versions before (rag/stored_answers.py), not written again.",
+    )
+
+    def describe(self) -> str:
+        """How the documents were read, in a few words for the user ("given whole", "read fast: …")."""
+        how = {
+            "whole": "given whole",
+            "chosen": "read fast, from passages chosen across it",
+            "sections": f"summarised in {self.sections} sections",
+            "card": "answered from its card",
+            "extracted": "every item found in its text",
+            "clarify": "which documents?",
+        }[self.method]
+        if self.cached_sections:
+            how += f", {self.cached_sections} from the cache"
+        return how + (", the answer kept from when it was asked before" if self.stored else "")
 
 
 class Answer(BaseModel):

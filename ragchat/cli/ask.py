@@ -95,8 +95,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
             print(f"({partial.describe()})", file=sys.stderr)
         if answer.document_request and answer.document_request.documents:
             request = answer.document_request
-            how = "whole" if request.method == "whole" else f"{request.sections} section summaries"
-            print(f"\n(about {', '.join(request.documents)}: {how})", file=sys.stderr)
+            print(f"\n(about {', '.join(request.documents)}: {request.describe()})", file=sys.stderr)
         if stream.needs_memory:
             answer = stream.finish()
             if answer.memory_note:

@@ -6,12 +6,15 @@ needs every document read."""
 from __future__ import annotations
 
 import re
+import sqlite3
 import threading
 import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 
+from core.schemas import Answer
 from core.settings import get_settings
 from rag.messages import REFUSAL_TEXT
 from rag.pipeline import AskOptions
@@ -120,6 +123,29 @@ def test_a_long_document_is_read_fast_from_its_beginning_middle_and_end(home: Pa
     assert not answer.refused and answer.citations
     assert {c.page for c in answer.citations} <= set(given)
     assert "map_ms" not in answer.timings_ms and "choose_ms" in answer.timings_ms
+
+
+def test_a_request_asked_again_is_answered_from_its_stored_answer_until_the_document_changes(home: Path) -> None:
+    session = open_session(get_settings(memory_enabled=False))
+    assert session.ingest_bytes("manual.pdf", chaptered_pdf_bytes(30)).status == "indexed"
+    request = "Summarize this document in 3 bullets."  # a shape: not what a card answers
+
+    def ask(conversation: str) -> Answer:
+        answer = session.ask(request, AskOptions(documents=("manual.pdf",), session_id=conversation))
+        assert answer.document_request is not None and answer.document_request.method == "chosen"
+        return answer
+
+    first, again = ask("first"), ask("again")
+    assert first.document_request and not first.document_request.stored and "generate_ms" in first.timings_ms
+    assert again.document_request and again.document_request.stored
+    assert "generate_ms" not in again.timings_ms, "no model call"
+    assert (again.answer, again.citations) == (first.answer, first.citations) and not again.refused
+
+    assert session.ingest_bytes("manual.pdf", chaptered_pdf_bytes(31)).status == "indexed"  # a new version
+    replaced = ask("replaced")
+    assert replaced.document_request and not replaced.document_request.stored
+    with closing(sqlite3.connect(session.settings.db_path)) as db:
+        assert db.execute("SELECT count(*) FROM document_answers").fetchone() == (1,), "the old version's went"
 
 
 def test_a_card_is_written_while_idle_answers_at_once_and_goes_with_its_document(home: Path) -> None:
