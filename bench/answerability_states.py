@@ -217,8 +217,11 @@ def fit(args: argparse.Namespace) -> None:
         for line in (args.states / "prompts.jsonl").read_text().splitlines()
         if line
     }
-    print("| model × depth | method | rows | LOAO AUC | refusal @0.15 FR (frozen) | false refusal |")
-    print("|---|---|---|---|---|---|")
+    print(
+        "| model × depth | method | rows | LOAO AUC (pooled) | mean of the articles' AUCs | "
+        "refusal @0.15 FR (frozen) | false refusal |"
+    )
+    print("|---|---|---|---|---|---|---|")
     for states_file in sorted(args.states.glob("*.npz")):
         saved = dict(np.load(states_file))
         ids = [i for i in rows if i in saved]
@@ -228,7 +231,7 @@ def fit(args: argparse.Namespace) -> None:
         articles = np.array([rows[i]["article"] for i in ids])
         for method in ("diff-of-means", "logistic"):
             scores = np.zeros(len(ids))
-            refusals, false_refusals = [], []
+            refusals, false_refusals, per_article = [], [], []
             for article in sorted(set(articles)):
                 test = articles == article
                 if method == "diff-of-means":
@@ -238,13 +241,14 @@ def fit(args: argparse.Namespace) -> None:
                     w, b = logistic(x[~test], y[~test], args.l2)
                     train_scores, test_scores = x[~test] @ w + b, x[test] @ w + b
                 scores[test] = test_scores
+                per_article.append(auc(test_scores, y[test]))
                 refused, falsely = frozen_refusal(train_scores, y[~test], test_scores, y[test])
                 refusals.append(refused)
                 false_refusals.append(falsely)
             name = states_file.stem
             print(
-                f"| {name} | {method} | {len(ids)} | {auc(scores, y):.3f} | {np.mean(refusals):.2f} | "
-                f"{np.mean(false_refusals):.2f} |"
+                f"| {name} | {method} | {len(ids)} | {auc(scores, y):.3f} | {np.nanmean(per_article):.3f} | "
+                f"{np.mean(refusals):.2f} | {np.mean(false_refusals):.2f} |"
             )
 
 
