@@ -459,6 +459,13 @@ class DocumentRequestSettings(BaseModel):
         "is answered from the document's card, written in the background after it was indexed "
         "(scripts/train_overview.py reports its precision and recall).",
     )
+    overview_request_tokens: int = Field(
+        default=150,
+        ge=0,
+        description="Of RAGCHAT_OVERVIEW_TOKENS, the tokens of the passages chosen for the request itself (nearest its "
+        "vector); the rest are the same for every request about the document, so llama.cpp reuses their prefix "
+        "(rag/overview.py).",
+    )
     overview_tokens: int = Field(
         default=600,
         ge=100,

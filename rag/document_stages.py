@@ -213,18 +213,22 @@ class ChoosePassages:
         self._vectors = vectors
         self._embed = embed
         self._budget = settings.overview_tokens
+        self._request_tokens = settings.overview_request_tokens
         self._header_tokens = settings.source_header_tokens
 
     def run(self, question: str, documents: list[DocumentRecord], timings: Timings) -> list[Hit]:
         started = time.perf_counter()
         query = self._embed([question])[0]
         share = self._budget // max(1, len(documents))
-        hits: list[Hit] = []
+        common: list[Hit] = []
+        requested: list[Hit] = []
         for record in documents:
             chunks = self._vectors().version_chunks(record.doc_id, record.content_hash)
-            hits += choose_passages(chunks, share, self._header_tokens, query).hits
+            choice = choose_passages(chunks, share, self._header_tokens, query, self._request_tokens // len(documents))
+            common += choice.hits
+            requested += choice.requested
         timings["choose_ms"] = elapsed_ms(started)
-        return hits
+        return common + requested  # the passages every request gets first: the prompt's prefix repeats
 
 
 # A request that names a part of a document ("in the references appendix", "the 'Using C++ code'

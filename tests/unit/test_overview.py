@@ -46,6 +46,27 @@ def test_the_choice_covers_the_document_skips_its_contents_and_keeps_to_the_budg
     assert all(h.chunk.text.endswith(".") for h in choice.hits)
 
 
+def test_every_request_gets_the_same_passages_first_and_its_own_after_them() -> None:
+    """The common passages do not depend on the request, so the prompt's prefix repeats (llama.cpp
+    reuses it); each request's own are the chunks nearest its vector among the rest."""
+    items = []
+    for n in range(60):
+        text = f"Chapter {n // 10 + 1} explains topic {n}. It has a second sentence about topic {n}."
+        vector = [1.0 if i == n else 0.01 for i in range(60)]
+        items.append((chunk(n, text, [f"{n // 10 + 1} Chapter"], page=n + 2), vector))
+    towards = {n: [1.0 if i == n else 0.0 for i in range(60)] for n in (37, 44)}
+    first, second = (choose_passages(items, 400, 8, towards[n], request_tokens=60) for n in (37, 44))
+    assert [h.chunk.chunk_id for h in first.hits] == [h.chunk.chunk_id for h in second.hits], "the same first"
+    picked = {h.chunk.chunk_id for h in first.hits}
+    assert {"c37", "c44"}.isdisjoint(picked), "the test asks for chunks the common passages left out"
+    own = [{h.chunk.chunk_id for h in choice.requested} for choice in (first, second)]
+    assert "c37" in own[0] and "c44" in own[1] and "c44" not in own[0], "each request's nearest chunk"
+    assert not picked & {h.chunk.chunk_id for h in first.requested}, "never a passage twice"
+    assert sum(len(h.chunk.text) // 3 + 8 for h in first.hits + first.requested) <= 400
+    alone = choose_passages(items, 400, 8, None, request_tokens=60)
+    assert alone.requested == [] and len(alone.hits) > len(first.hits), "without a request, the budget is common"
+
+
 def test_a_contents_section_is_left_out_with_its_chunks_too_short_to_be_recognised_alone() -> None:
     toc = ["Table of Contents"]
     head = chunk(0, "Table of Contents\nPreface . . . . . . 1\n1 Cranes . . . . . . 2", toc, 1)
