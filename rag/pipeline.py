@@ -335,6 +335,17 @@ class AnswerPipeline:
             state.timings["first_visible_ms"] = elapsed_ms(state.started)
             reply.append(f"{lead}\n\n")
             yield reply[0]
+        for text in self._written(state, messages, sampling, hits):
+            reply.append(text)
+            yield text
+        if carded is not None and self.cards is not None:
+            self.cards.keep(carded, self._models().llm, "".join(reply), hits)
+
+    def _written(
+        self, state: QuestionState, messages: list[ChatMessage], sampling: Sampling, hits: list[Hit]
+    ) -> Iterator[str]:
+        """The model's reply to a request about documents: the one kept for this very prompt when it was
+        asked before (rag/stored_answers.py), else written now and kept, unless it is not an answer."""
         store = self.stored() if self.stored is not None and sampling.temperature == 0 else None
         key = store.key(messages, sampling, self._models().llm) if store is not None else ""
         kept = store.get(key) if store is not None else None
@@ -342,18 +353,15 @@ class AnswerPipeline:
             assert state.document_request is not None
             state.document_request.stored = True
             state.timings["first_token_ms"] = elapsed_ms(state.started)
-            written = [kept]
             yield kept
-        else:
-            written = []
-            for token in self.generate.run_tokens(messages, sampling, state.started, state.timings, state.queue):
-                written.append(token.text)
-                yield token.text
-            if store is not None and degeneration("".join(written)).reason is None and "".join(written).strip():
-                store.put(key, {h.chunk.doc_id: h.chunk.content_hash for h in hits}, "".join(written))
-        reply += written
-        if carded is not None and self.cards is not None:
-            self.cards.keep(carded, self._models().llm, "".join(reply), hits)
+            return
+        written: list[str] = []
+        for token in self.generate.run_tokens(messages, sampling, state.started, state.timings, state.queue):
+            written.append(token.text)
+            yield token.text
+        reply = "".join(written)
+        if store is not None and reply.strip() and degeneration(reply).reason is None:
+            store.put(key, {h.chunk.doc_id: h.chunk.content_hash for h in hits}, reply)
 
     def _document_prompt(
         self, request: str, hits: list[Hit], form: Form, lang: str, chosen: bool
