@@ -53,3 +53,8 @@ def degeneration(text: str) -> Degeneration:
     if len(lowered) >= REPEAT_MIN_WORDS and len(set(lowered)) < REPEAT_MAX_DISTINCT_SHARE * len(lowered):
         return Degeneration(reason="the same words repeated")
     return Degeneration()
+
+
+def worth_keeping(reply: str) -> bool:
+    """A reply to keep for later (a document's card, a stored answer): not empty, not degenerate."""
+    return bool(reply.strip()) and degeneration(reply).reason is None

@@ -25,7 +25,7 @@ from core.schemas import DocumentRecord, Hit
 from core.sqlite_db import SQLiteTables
 from providers.llm.base import LLM, ChatMessage, Sampling
 from rag.citations import strip_markers
-from rag.degenerate import degeneration
+from rag.degenerate import worth_keeping
 from rag.router import Form, Route
 
 # What a card answers, asked in English: a card is served to requests in the language it was written in.
@@ -127,7 +127,7 @@ class UseCards:
 
     def keep(self, record: DocumentRecord, model: str, reply: str, passages: list[Hit]) -> DocumentCard | None:
         """Keep an overview as the document's card, unless it is not one (empty, a loop, bare markers)."""
-        if not reply.strip() or degeneration(reply).reason is not None:
+        if not worth_keeping(reply):
             return None
         card = DocumentCard(
             doc_id=record.doc_id, content_hash=record.content_hash, model=model, reply=reply.strip(), passages=passages

@@ -156,7 +156,8 @@ def choose_passages(
     asked: list[int] = []
     if query is not None:
         near = _unit(vectors) @ (np.asarray(query) / (np.linalg.norm(query) + 1e-12))
-        others = [i for i in np.argsort(-near, kind="stable").tolist() if i not in set(picked)]
+        taken = set(picked)
+        others = [i for i in np.argsort(-near, kind="stable").tolist() if i not in taken]
         asked = _within(cost, others, budget - sum(cost[i] for i in picked))
 
     def passages(indexes: list[int]) -> list[Hit]:  # each chunk cut to its opening sentences, as cited

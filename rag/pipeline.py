@@ -30,7 +30,7 @@ from rag.answer_format import without_cjk
 from rag.citations import CitationRules
 from rag.context_budget import fit_hits
 from rag.conversations import ConversationStore
-from rag.degenerate import degeneration
+from rag.degenerate import worth_keeping
 from rag.document_cards import CARD_LANGUAGE, CARD_REQUEST, DocumentCard, DocumentCards, UseCards
 from rag.document_stages import (
     ChoosePassages,
@@ -360,7 +360,7 @@ class AnswerPipeline:
             written.append(token.text)
             yield token.text
         reply = "".join(written)
-        if store is not None and reply.strip() and degeneration(reply).reason is None:
+        if store is not None and worth_keeping(reply):
             store.put(key, {h.chunk.doc_id: h.chunk.content_hash for h in hits}, reply)
 
     def _document_prompt(
