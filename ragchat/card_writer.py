@@ -1,8 +1,11 @@
 """Document cards written in the background, for the app (rag/document_cards.py says what a card is).
 
-One thread per document index: every POLL_S it looks for a live, fully embedded document that has no
-card for the answering model, and writes one when the model is idle (no generation running or
-waiting, no ingest running). Writing stops as soon as a question waits for the model, and is tried
+One thread per document index: it looks for a live, fully embedded document that has no card for the
+answering model, and writes one when the model is idle (no generation running or waiting, no ingest
+running). It looks at once when woken (an ingest ended: the first step of a card, reading the passages
+that every request about the document begins with, then starts within a moment of the document being
+searchable, so a request asked soon after reuses what it read), right after a card is written, and
+otherwise every POLL_S. Writing stops as soon as a question waits for the model, and is tried
 again later. Only the embedded model is used this way: it is the one whose queue says when a question
 waits (an Ollama or OpenAI-compatible server is not given background work). The model is never
 loaded for a card: the app loads it at start.
@@ -13,6 +16,7 @@ from __future__ import annotations
 import atexit
 import logging
 import threading
+import time
 import weakref
 from collections.abc import Callable
 
@@ -23,6 +27,7 @@ from rag.document_cards import DocumentCard, DocumentCards
 log = logging.getLogger(__name__)
 
 POLL_S = 5.0
+STOP_WAIT_S = 10.0  # at most this long for writers to leave the model when all are stopped
 _STARTED: weakref.WeakSet[CardWriter] = weakref.WeakSet()
 
 
@@ -51,6 +56,7 @@ class CardWriter:
         self._target = target
         self._poll_s = poll_s
         self._stopped = threading.Event()
+        self._woken = threading.Event()
         self._thread: threading.Thread | None = None
         self.written = 0
         self.stopped_for_questions = 0
@@ -59,7 +65,7 @@ class CardWriter:
         if self._thread is None:
             self._thread = threading.Thread(
                 target=_write_while_owned,
-                args=(weakref.ref(self), self._stopped, self._poll_s),
+                args=(weakref.ref(self), self._stopped, self._woken, self._poll_s),
                 name="card-writer",
                 daemon=True,
             )
@@ -69,6 +75,16 @@ class CardWriter:
     def stop(self) -> None:
         """Stop writing, a card in progress included (it is written again by a later writer)."""
         self._stopped.set()
+        self._woken.set()
+
+    def wake(self) -> None:
+        """Look for a missing card now instead of at the next poll (an ingest just ended)."""
+        self._woken.set()
+
+    def waker(self) -> Callable[[], None]:
+        """`wake` for a caller that outlives the writer (the ingest jobs' worker): it holds only the
+        writer's event, not the writer, so the writer and its thread still end with their session."""
+        return self._woken.set
 
     def write_next(self) -> DocumentCard | None:
         """Write the next missing card if the model is idle; None when there is nothing to do now."""
@@ -91,23 +107,35 @@ class CardWriter:
 
 
 @atexit.register
-def stop_all_writers() -> None:
-    """Stop every started writer: at exit, so no card is being written inside llama.cpp while the
+def stop_all_writers(wait_s: float = STOP_WAIT_S) -> None:
+    """Stop every started writer and wait for its thread to leave the model (a step of a card's prompt
+    or one token: about a second): at exit, so no card is being written inside llama.cpp while the
     interpreter shuts down, and after each test that opened an app (tests/conftest.py)."""
-    for writer in list(_STARTED):
+    writers = list(_STARTED)
+    for writer in writers:
         writer.stop()
+    deadline = time.monotonic() + wait_s
+    for writer in writers:
+        thread = writer._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(max(0.0, deadline - time.monotonic()))
 
 
-def _write_while_owned(owner: weakref.ref[CardWriter], stopped: threading.Event, poll_s: float) -> None:
+def _write_while_owned(
+    owner: weakref.ref[CardWriter], stopped: threading.Event, woken: threading.Event, poll_s: float
+) -> None:
     """The writer's thread. It holds its writer weakly: when the session that owns the writer is gone
     (an App dropped from Streamlit's cache, a test's), the thread ends instead of keeping that App's
     model in memory and writing cards with it."""
-    while not stopped.wait(poll_s):
+    while True:
+        woken.wait(poll_s)
+        woken.clear()
         writer = owner()
-        if writer is None:
+        if writer is None or stopped.is_set():
             return
         try:
-            writer.write_next()
+            if writer.write_next() is not None:
+                woken.set()  # the next document's card, if one is missing, without waiting for the poll
         except Exception:  # a card is a convenience: never let it take the app down
             log.exception("writing a document card failed; it is tried again later")
         del writer

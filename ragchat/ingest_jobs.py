@@ -88,6 +88,11 @@ class IngestJobs:
         self._lock = threading.Lock()
         self._queue: queue.Queue[str] = queue.Queue()
         self._worker: threading.Thread | None = None
+        self._when_idle: list[Callable[[], None]] = []
+
+    def when_idle(self, listener: Callable[[], None]) -> None:
+        """Call `listener` each time the last queued job has ended (the card writer wakes on it)."""
+        self._when_idle.append(listener)
 
     def submit(self, name: str, data: bytes, password: str | None = None, redact: bool | None = None) -> str:
         """Queue an ingest. An earlier upload of the same name still queued or running is cancelled:
@@ -189,6 +194,8 @@ class IngestJobs:
                 job.state = "done"
             if self._queue.empty():  # idle: what the jobs freed beside the searches goes back (core/heap.py)
                 give_back_free_memory()
+                for listener in self._when_idle:
+                    listener()
 
     def _execute(self, job: _Job) -> None:
         def update(progress: IngestProgress) -> None:

@@ -264,7 +264,7 @@ class Session:
         """Writes this index's document cards in the background while the model is idle (the app
         starts it); it never loads the model."""
         app = self.app
-        return CardWriter(
+        writer = CardWriter(
             CardTarget(
                 documents=self.documents,
                 cards=lambda: self.document_index.cards,
@@ -275,6 +275,8 @@ class Session:
                 ingesting=lambda: self.document_index.jobs.busy(),
             )
         )
+        self.document_index.jobs.when_idle(writer.waker())
+        return writer
 
     def models(self) -> ModelInfo:
         return ModelInfo(

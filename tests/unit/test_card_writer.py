@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import threading
 import time
+import weakref
 
 from ragchat.card_writer import CardTarget, CardWriter, stop_all_writers
 
@@ -99,3 +100,45 @@ def test_stopping_all_writers_interrupts_a_card_being_written() -> None:
     assert writing.wait(5)
     stop_all_writers()
     assert asked_to_stop.wait(5)
+
+
+class _Index:
+    """An ingest target that indexes nothing (the jobs' worker is what is under test)."""
+
+    def ingest_bytes(self, name: str, data: bytes, progress, password=None, redact=None, cancel=None):
+        from core.schemas import IngestResult
+
+        return IngestResult(source=name, status="indexed")
+
+    def reindex(self, progress) -> list:
+        return []
+
+    def resume(self, progress, cancel=None) -> list:
+        return []
+
+
+def test_the_end_of_an_ingest_wakes_the_writer_before_its_next_poll() -> None:
+    from ragchat.ingest_jobs import IngestJobs
+
+    polled = threading.Event()
+    writer = CardWriter(_target(polled), poll_s=600)
+    jobs = IngestJobs(_Index())
+    jobs.when_idle(writer.waker())
+    writer.start()
+    assert not polled.wait(0.3), "an idle writer waits for its poll"
+    jobs.submit("a.txt", b"text")
+    assert polled.wait(10), "woken when the ingest ended, not 600 s later"
+    writer.stop()
+
+
+def test_a_waker_does_not_keep_its_writer_alive() -> None:
+    polled = threading.Event()
+    writer = CardWriter(_target(polled), poll_s=600)
+    wake = writer.waker()
+    dropped = threading.Event()
+
+    weakref.finalize(writer, dropped.set)
+    del writer
+    gc.collect()
+    assert dropped.is_set()
+    wake()  # harmless once the writer is gone
