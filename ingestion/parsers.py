@@ -21,6 +21,7 @@ from pathlib import PurePath
 from typing import Any
 
 from core.schemas import Document, FileType, Page
+from ingestion.columns import Box, Run, column_text, page_runs
 from ingestion.footnotes import without_footnote_marks
 from ingestion.ocr import INSTALL_HINT, OcrError, Tesseract
 from ingestion.outline import TypeSizes, kept_headings, line_sizes, page_headings, usable_title
@@ -320,7 +321,8 @@ class PdfReader:
         try:
             page = self._pdf[index]
             try:
-                return _pdfium_page_lines(page)
+                text, lines, _ = _pdfium_page_lines(page)
+                return text, lines
             finally:
                 page.close()
         except Exception:
@@ -340,10 +342,10 @@ class PdfReader:
             log.warning("page %d could not be loaded: %s", number, exc)
             return Page(number=number, text="", had_text_layer=False)
         try:
-            text, lines = _pdfium_page_lines(page)
+            text, lines, runs = _pdfium_page_lines(page)
             table_count = 0
             if text.strip() and _may_hold_table(page):
-                text, table_count = self._with_tables(index, text)
+                text, table_count = self._with_tables(index, text, runs)
             if text.strip():
                 # pdfplumber's text outside the tables comes first: its ends are the page's margins.
                 outside = text.partition("\n\n")[0] if table_count else text
@@ -361,8 +363,10 @@ class PdfReader:
         finally:
             page.close()
 
-    def _with_tables(self, index: int, fallback: str) -> tuple[str, int]:
-        """pdfplumber's text outside tables plus each table as rows; PDFium's text when it finds none."""
+    def _with_tables(self, index: int, fallback: str, runs: list[Run]) -> tuple[str, int]:
+        """The text outside tables plus each table as rows; PDFium's text when pdfplumber finds none.
+        Outside the tables, a page set in columns is read column by column (ingestion/columns.py),
+        else as pdfplumber reads it."""
         try:
             if self._plumber is None:
                 import pdfplumber
@@ -370,21 +374,30 @@ class PdfReader:
                 self._plumber = pdfplumber.open(io.BytesIO(self._data), password=self._password or "")
             page = self._plumber.pages[index]
             try:
-                text, tables = _plumber_page_text(page, self._tables)
+                outside, tables, boxes = _plumber_page_text(page, self._tables)
             finally:
                 page.close()
         except Exception as exc:  # pdfminer fails on some files PDFium reads: keep PDFium's text
             log.warning("table extraction failed on page %d (%s); using plain text", index + 1, exc)
             return fallback, 0
-        return (text, tables) if tables else (fallback, 0)
+        if not boxes:
+            return fallback, 0
+        in_columns = column_text(runs, boxes)
+        if in_columns is not None:
+            outside = clean_pdfium_text(in_columns)
+        blocks = [outside.strip()] if outside.strip() else []
+        return "\n\n".join(blocks + tables), len(boxes)
 
 
-def _pdfium_page_lines(page: Any) -> tuple[str, list[tuple[float, str]]]:
-    """The page's cleaned text, and each of its lines with its type size (ingestion/outline.py)."""
+def _pdfium_page_lines(page: Any) -> tuple[str, list[tuple[float, str]], list[Run]]:
+    """The page's cleaned text (column by column when it is set in columns: ingestion/columns.py),
+    each of its lines with its type size (ingestion/outline.py), and its runs of text."""
     textpage = page.get_textpage()
     try:
         raw = textpage.get_text_range()
-        return clean_pdfium_text(raw), line_sizes(textpage, raw)
+        runs = page_runs(textpage, raw)
+        text = column_text(runs)
+        return clean_pdfium_text(raw if text is None else text), line_sizes(textpage, raw), runs
     finally:
         textpage.close()
 
@@ -419,12 +432,13 @@ def _may_hold_table(page: Any) -> bool:
     return False
 
 
-def _plumber_page_text(page: Any, tables_writer: TableWriter) -> tuple[str, int]:
-    """Text outside tables, then each table as rows of ' | '-joined cells named by their column
-    (ingestion/tables.py), so a cell stays on its page once."""
+def _plumber_page_text(page: Any, tables_writer: TableWriter) -> tuple[str, list[str], list[Box]]:
+    """Text outside tables, each table as rows of ' | '-joined cells named by their column
+    (ingestion/tables.py), so a cell stays on its page once, and the tables' boxes in PDF points
+    (origin bottom left, as PDFium has them)."""
     tables = page.find_tables()
     if not tables:
-        return "", 0
+        return "", [], []
     boxes = [table.bbox for table in tables]
 
     def outside_tables(obj: dict) -> bool:
@@ -434,9 +448,7 @@ def _plumber_page_text(page: Any, tables_writer: TableWriter) -> tuple[str, int]
         return not any(x0 <= x <= x1 and top <= y <= bottom for x0, top, x1, bottom in boxes)
 
     text = page.filter(outside_tables).extract_text() or ""
-    blocks = [text.strip()] if text.strip() else []
-    for table in tables:
-        rows = tables_writer.text(table.extract())
-        if rows:
-            blocks.append(rows)
-    return "\n\n".join(blocks), len(tables)
+    written = [rows for rows in (tables_writer.text(table.extract()) for table in tables) if rows]
+    height = page.height
+    points = [(x0, height - bottom, x1, height - top) for x0, top, x1, bottom in boxes]
+    return text, written, points

@@ -24,6 +24,7 @@ MAX_LABEL_CHARS = 40
 HEADER_MIN_CELLS = 3
 _LETTER = re.compile(r"[^\W\d_]")
 _DIGIT = re.compile(r"\d")
+_FIGURE = re.compile(r"^\s*[-–(+$€£]*\s*\d[\d.,\s]*[%)]?\s*$")  # 18,870 · (1.5) · 12 % · $ 3.40
 
 
 def clean_cell(cell: str | None) -> str:
@@ -56,6 +57,28 @@ def labelled_row(cells: list[str], header: list[str] | None) -> str:
     )
 
 
+def is_labelled_row(line: str) -> bool:
+    """A row written by `labelled_row` with its header: most of its cells open with a column's name.
+    Such a row reads on its own; a row of bare cells needs its table's header line to be read."""
+    cells = [cell for cell in line.split(CELL_SEPARATOR) if cell.strip()]
+    named = [cell for cell in cells if 0 < cell.find(LABEL_SEPARATOR) <= MAX_LABEL_CHARS]
+    return len(cells) >= 2 and len(named) * 2 > len(cells)
+
+
+def unstacked(row: list[str | None]) -> list[list[str | None]]:
+    """A row whose every filled cell holds the same number (two or more) of lines, figures among
+    them, is that many rows that the PDF drew without rules between them ("Indiana\\nIowa" beside
+    "81,935\\n8,785"); any other row is itself (a cell whose text wraps is one cell)."""
+    filled = [(cell or "").split("\n") for cell in row if cell and cell.strip()]
+    counts = {len(lines) for lines in filled}
+    if len(filled) < 2 or len(counts) != 1 or (stack := counts.pop()) < 2:
+        return [row]
+    if not any(all(_FIGURE.match(line) for line in lines) for lines in filled):
+        return [row]
+    split = [(cell or "").split("\n") if cell and cell.strip() else None for cell in row]
+    return [[lines[n] if lines else cell for lines, cell in zip(split, row, strict=True)] for n in range(stack)]
+
+
 class TableWriter:
     """Tables as text, page after page: remembers the last header for a table that continues."""
 
@@ -64,7 +87,7 @@ class TableWriter:
 
     def text(self, rows: list[list[str | None]]) -> str:
         """One table's rows as lines (empty rows dropped)."""
-        cleaned = [[clean_cell(cell) for cell in row] for row in rows]
+        cleaned = [[clean_cell(cell) for cell in part] for row in rows for part in unstacked(row)]
         cleaned = [row for row in cleaned if any(row)]
         if not cleaned:
             return ""

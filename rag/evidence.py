@@ -23,6 +23,7 @@ import numpy as np
 
 from core.schemas import Hit
 from core.text import estimate_tokens, tokenize
+from ingestion.tables import is_labelled_row
 
 Embed = Callable[[list[str]], list[list[float]]]
 
@@ -139,7 +140,7 @@ class EvidencePicker:
                 used += extra
 
         for best in order:
-            add({best} | self._header_rows(units, is_row, best))
+            add({best} | self._header_rows(units, is_row, best, texts[best]))
         excerpts: list[Hit] = []
         for n, hit in enumerate(hits):
             mine = sorted(i for i in keep if units[i][0] == n)
@@ -163,10 +164,11 @@ class EvidencePicker:
         return sentence_spans(text)
 
     @staticmethod
-    def _header_rows(units: list[tuple[int, Span]], is_row: list[bool], best: int) -> set[int]:
-        """A table row is read with its header: the rows from its table's first one (at most
-        MAX_TABLE_ROWS back)."""
-        if not is_row[best]:
+    def _header_rows(units: list[tuple[int, Span]], is_row: list[bool], best: int, text: str) -> set[int]:
+        """A table row of bare cells is read with its header: the rows from its table's first one (at
+        most MAX_TABLE_ROWS back). A row that names its columns ("Company: … | City: …") needs none:
+        the rows above it would only spend the budget on other rows."""
+        if not is_row[best] or is_labelled_row(text):
             return set()
         owner, first = units[best][0], best
         while first > 0 and units[first - 1][0] == owner and is_row[first - 1] and best - first < MAX_TABLE_ROWS:

@@ -54,3 +54,17 @@ def test_footnote_marks_leave_the_words_they_are_glued_to() -> None:
     assert "x1 + x2" in cleaned, "a short name with a digit is not a mark"
     assert cleaned.endswith("5 The leading dot makes it invisible in file listings.\n1 A first note.")
     assert without_footnote_marks("Windows10 is named.\nNo notes below.") == "Windows10 is named.\nNo notes below."
+
+
+def test_rows_drawn_without_rules_between_them_are_read_apart() -> None:
+    header = ["State", "Permit", "Handgun"]
+    stacked = ["Indiana\nIowa\nKentucky", "81,935\n8,785\n264,140", "25,519\n267\n12,155"]
+    assert TableWriter().text([header, stacked]).splitlines()[1:] == [
+        "State: Indiana | Permit: 81,935 | Handgun: 25,519",
+        "State: Iowa | Permit: 8,785 | Handgun: 267",
+        "State: Kentucky | Permit: 264,140 | Handgun: 12,155",
+    ]
+    wrapped = ["Maxim Integrated\nProduct", "San Jose", "150", "Closure\nPermanent"]
+    words_only = ["Layoff\nPermanent", "Twitter,\nInc.", "City of\nSan Jose"]
+    assert len(TableWriter().text([wrapped]).splitlines()) == 1, "a cell whose text wraps stays one row"
+    assert len(TableWriter().text([words_only]).splitlines()) == 1, "no figures: wrapped words, not rows"
