@@ -17,6 +17,7 @@ left to right. A page without a gutter keeps its text as PDFium gives it: only p
 from __future__ import annotations
 
 import ctypes
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +28,10 @@ MIN_LETTER_SHARE = 0.5  # and is mostly letters (prose, not a table's figures)
 CROSSING_SHARE = 0.05  # at most this share of the runs may cross a gutter (titles, page-wide lines)
 MIN_CROSSING = 2  # or this many, on a page of few runs (a title and a footnote)
 TURNED_RATIO = 2.0  # a run this many times taller than wide is set up or down the page
+MIN_WORDS_PER_LINE = 3.0  # a column of prose holds at least this many words a line on average
+MAX_WIDTH_PT = 5000.0  # text spread wider than this (a broken font matrix) is left as it is
+STEP_CHECK = 97  # every this many characters, PDFium's text is checked against its characters
+SOFT_HYPHEN = 0x02  # PDFium's code for a hyphen at a line's end; its text gives it as U+FFFE
 
 Box = tuple[float, float, float, float]  # left, bottom, right, top in PDF points (origin bottom left)
 
@@ -51,7 +56,7 @@ def page_runs(textpage: Any, text: str) -> list[Run]:
     import pypdfium2.raw as pdfium_c
 
     count = textpage.count_chars()
-    if count != len(text):  # characters and text out of step: leave the page as it is
+    if count != len(text) or not _in_step(textpage, text):  # characters and text out of step: as it is
         return []
     left, right, bottom, top = ctypes.c_double(), ctypes.c_double(), ctypes.c_double(), ctypes.c_double()
     runs: list[Run] = []
@@ -64,7 +69,12 @@ def page_runs(textpage: Any, text: str) -> list[Run]:
             continue
         if char.isspace() or not pdfium_c.FPDFText_GetCharBox(textpage.raw, index, left, right, bottom, top):
             continue
-        if box is not None and (left.value - box[2] >= GUTTER_PT or left.value < box[0] - GUTTER_PT):
+        if box is not None and (
+            left.value - box[2] >= GUTTER_PT  # across a gutter
+            or left.value < box[0] - GUTTER_PT  # back to the left: another line
+            or top.value < box[1]  # wholly below the run: another line with no line break
+            or bottom.value > box[3]
+        ):
             runs.append(Run(*box, text[start:index]))
             box = None
         if box is None:
@@ -74,7 +84,22 @@ def page_runs(textpage: Any, text: str) -> list[Run]:
             box = (min(box[0], left.value), min(box[1], bottom.value), max(box[2], right.value), max(box[3], top.value))
     if box is not None:
         runs.append(Run(*box, text[start:]))
-    return [run for run in runs if run.text.strip()]
+    finite = [run for run in runs if all(math.isfinite(v) for v in (run.left, run.bottom, run.right, run.top))]
+    return [run for run in finite if run.text.strip()]
+
+
+def _in_step(textpage: Any, text: str) -> bool:
+    """Whether PDFium's characters and its text line up, checked on a sample of characters (its text
+    may drop or add characters: then every run's text would be shifted)."""
+    import pypdfium2.raw as pdfium_c
+
+    for index in range(0, len(text), STEP_CHECK):
+        if text[index] in "\r\n":
+            continue
+        code = pdfium_c.FPDFText_GetUnicode(textpage.raw, index)
+        if code != ord(text[index]) and not (code == SOFT_HYPHEN and text[index] == "\ufffe"):
+            return False
+    return True
 
 
 def column_text(runs: list[Run], outside: list[Box] | None = None) -> str | None:
@@ -84,8 +109,10 @@ def column_text(runs: list[Run], outside: list[Box] | None = None) -> str | None
     runs = [run for run in runs if not any(_inside(run.middle, box) for box in outside or [])]
     heights = sorted(run.top - run.bottom for run in runs)
     line_height = heights[len(heights) // 2] if heights else 0.0
-    turned = [run for run in runs if _turned(run, line_height)]
-    upright = [run for run in runs if run not in turned]
+    turned: list[Run] = []
+    upright: list[Run] = []
+    for run in runs:
+        (turned if _turned(run, line_height) else upright).append(run)
     gutters = _gutters(upright)
     if not gutters:
         return None
@@ -116,7 +143,7 @@ def _gutters(runs: list[Run]) -> list[tuple[float, float]]:
         return []
     left_edge = min(run.left for run in runs)
     width = max(run.right for run in runs) - left_edge
-    if width < 4 * GUTTER_PT:
+    if not 4 * GUTTER_PT <= width <= MAX_WIDTH_PT:  # too narrow for columns, or text far off any page
         return []
     cells = int(width) + 1
     cover = [0] * (cells + 1)
@@ -147,7 +174,11 @@ def _prose_on_both_sides(runs: list[Run], start: float, end: float, width: float
 def _is_column(runs: list[Run], width: float) -> bool:
     if not runs or max(r.right for r in runs) - min(r.left for r in runs) < MIN_COLUMN_SHARE * width:
         return False
-    if len(_line_groups(runs)) < MIN_COLUMN_LINES:
+    lines = _line_groups(runs)
+    if len(lines) < MIN_COLUMN_LINES:
+        return False
+    words = sum(len(r.text.split()) for r in runs)
+    if words < MIN_WORDS_PER_LINE * len(lines):  # a form's labels or a list of names, not running prose
         return False
     text = "".join(r.text for r in runs).replace(" ", "")
     return sum(ch.isalpha() for ch in text) >= MIN_LETTER_SHARE * len(text)

@@ -382,7 +382,11 @@ class PdfReader:
             return fallback, 0
         if not boxes:
             return fallback, 0
-        in_columns = column_text(runs, boxes)
+        try:
+            in_columns = column_text(runs, boxes) if runs else None
+        except Exception as exc:  # never fail a page over its columns: pdfplumber's text then
+            log.warning("columns could not be read on page %d (%s)", index + 1, exc)
+            in_columns = None
         if in_columns is not None:
             outside = clean_pdfium_text(in_columns)
         blocks = [outside.strip()] if outside.strip() else []
@@ -395,11 +399,24 @@ def _pdfium_page_lines(page: Any) -> tuple[str, list[tuple[float, str]], list[Ru
     textpage = page.get_textpage()
     try:
         raw = textpage.get_text_range()
-        runs = page_runs(textpage, raw)
-        text = column_text(runs)
+        runs, text = _in_columns(page, textpage, raw)
         return clean_pdfium_text(raw if text is None else text), line_sizes(textpage, raw), runs
     finally:
         textpage.close()
+
+
+def _in_columns(page: Any, textpage: Any, raw: str) -> tuple[list[Run], str | None]:
+    """The page's runs and its text read column by column (None: not in columns). A turned page is
+    left as it is (pdfplumber's table boxes are in the turned page's coordinates, PDFium's are not),
+    and so is a page whose characters cannot be measured: reading columns must never fail a page."""
+    try:
+        if page.get_rotation():
+            return [], None
+        runs = page_runs(textpage, raw)
+        return runs, column_text(runs)
+    except Exception as exc:
+        log.warning("columns could not be read (%s); the page's text is kept as it is", exc)
+        return [], None
 
 
 def clean_pdfium_text(text: str) -> str:

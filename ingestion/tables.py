@@ -24,7 +24,7 @@ MAX_LABEL_CHARS = 40
 HEADER_MIN_CELLS = 3
 _LETTER = re.compile(r"[^\W\d_]")
 _DIGIT = re.compile(r"\d")
-_FIGURE = re.compile(r"^\s*[-–(+$€£]*\s*\d[\d.,\s]*[%)]?\s*$")  # 18,870 · (1.5) · 12 % · $ 3.40
+_FIGURE = re.compile(r"^\s*[-–−(+$€£]*\s*\d[\d.,\s]*[%)]?\s*$")  # 18,870 · (1.5) · −12 % · $ 3.40
 
 
 def clean_cell(cell: str | None) -> str:

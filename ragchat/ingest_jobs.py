@@ -195,7 +195,10 @@ class IngestJobs:
             if self._queue.empty():  # idle: what the jobs freed beside the searches goes back (core/heap.py)
                 give_back_free_memory()
                 for listener in self._when_idle:
-                    listener()
+                    try:
+                        listener()
+                    except Exception:  # a listener must not end the worker
+                        log.exception("an ingest listener failed")
 
     def _execute(self, job: _Job) -> None:
         def update(progress: IngestProgress) -> None:

@@ -7,6 +7,7 @@ from fpdf import FPDF
 from ingestion.columns import Run, column_text
 from ingestion.parsers import parse_document
 
+TITLE = "Minutes of the Bridge Committee held in the town hall on the third of May"  # across both columns
 LEFT = [
     "The committee met on a cold morning",
     "and agreed that the old bridge over",
@@ -29,7 +30,7 @@ def _two_columns_written_across() -> bytes:
     pdf.add_page()
     pdf.set_font("Helvetica", size=10)
     pdf.set_xy(20, 15)
-    pdf.cell(170, 8, "Minutes of the Bridge Committee")
+    pdf.cell(170, 8, TITLE)
     for row, (left, right) in enumerate(zip(LEFT, RIGHT, strict=True)):
         y = 30 + row * 6
         pdf.set_xy(20, y)
@@ -63,7 +64,7 @@ def test_a_page_in_two_columns_reads_each_column_whole_and_in_order() -> None:
     left, right = " ".join(LEFT), " ".join(RIGHT)
     assert left in text, "the left column's sentences run on, not interleaved with the right one's"
     assert right in text
-    assert text.index("Minutes of the Bridge Committee") < text.index(left) < text.index(right)
+    assert text.index(TITLE) < text.index(left) < text.index(right)
 
 
 def test_blocks_of_figures_side_by_side_keep_their_rows() -> None:
