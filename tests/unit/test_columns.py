@@ -93,3 +93,32 @@ def test_one_column_and_left_out_boxes() -> None:
     runs = [*_runs(50, LEFT), *_runs(400, RIGHT)]
     table = (390.0, 600.0, 560.0, 710.0)  # the right column, as if it were a table written out on its own
     assert column_text(runs, [table]) is None, "what is left is one column"
+
+
+def _columns_below_a_ruled_table() -> bytes:
+    """A ruled table across the top of the page, then two columns stored line by line across."""
+    pdf = FPDF(format="A4")
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=10)
+    pdf.set_xy(20, 15)
+    for row in (["Bridge", "Lorries", "Buses"], ["Old bridge", "closed", "open"], ["New bridge", "open", "open"]):
+        for cell in row:
+            pdf.cell(50, 7, cell, border=1)
+        pdf.ln(7)
+        pdf.set_x(20)
+    for row, (left, right) in enumerate(zip(LEFT, RIGHT, strict=True)):
+        y = 50 + row * 6
+        pdf.set_xy(20, y)
+        pdf.cell(80, 6, left)
+        pdf.set_xy(110, y)
+        pdf.cell(80, 6, right)
+    return bytes(pdf.output())
+
+
+def test_columns_are_read_beside_a_ruled_table_whose_cells_stay_in_its_rows() -> None:
+    page = parse_document("bridges.pdf", _columns_below_a_ruled_table()).pages[0]
+    text = _flat(page.text)
+    assert page.table_count == 1
+    assert " ".join(LEFT) in text and " ".join(RIGHT) in text, "the prose outside the table, column by column"
+    assert "Bridge: Old bridge | Lorries: closed | Buses: open" in page.text
+    assert text.count("Old bridge") == 1, "a cell is on its page once: in its row, not in the prose too"
