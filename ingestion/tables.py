@@ -69,13 +69,13 @@ def unstacked(row: list[str | None]) -> list[list[str | None]]:
     """A row whose every filled cell holds the same number (two or more) of lines, figures among
     them, is that many rows that the PDF drew without rules between them ("Indiana\\nIowa" beside
     "81,935\\n8,785"); any other row is itself (a cell whose text wraps is one cell)."""
-    filled = [(cell or "").split("\n") for cell in row if cell and cell.strip()]
+    split = [cell.split("\n") if cell and cell.strip() else None for cell in row]
+    filled = [lines for lines in split if lines is not None]
     counts = {len(lines) for lines in filled}
     if len(filled) < 2 or len(counts) != 1 or (stack := counts.pop()) < 2:
         return [row]
     if not any(all(_FIGURE.match(line) for line in lines) for lines in filled):
         return [row]
-    split = [(cell or "").split("\n") if cell and cell.strip() else None for cell in row]
     return [[lines[n] if lines else cell for lines, cell in zip(split, row, strict=True)] for n in range(stack)]
 
 

@@ -77,13 +77,10 @@ class CardWriter:
         self._stopped.set()
         self._woken.set()
 
-    def wake(self) -> None:
-        """Look for a missing card now instead of at the next poll (an ingest just ended)."""
-        self._woken.set()
-
     def waker(self) -> Callable[[], None]:
-        """`wake` for a caller that outlives the writer (the ingest jobs' worker): it holds only the
-        writer's event, not the writer, so the writer and its thread still end with their session."""
+        """What makes the writer look for a missing card now instead of at its next poll (an ingest
+        just ended). It holds only the writer's event, not the writer: its caller (the ingest jobs'
+        worker) outlives sessions, and the writer and its thread must still end with theirs."""
         return self._woken.set
 
     def write_next(self) -> DocumentCard | None:

@@ -31,13 +31,18 @@ def _two_columns_written_across() -> bytes:
     pdf.set_font("Helvetica", size=10)
     pdf.set_xy(20, 15)
     pdf.cell(170, 8, TITLE)
+    _write_columns(pdf, 30)
+    return bytes(pdf.output())
+
+
+def _write_columns(pdf: FPDF, top: float) -> None:
+    """LEFT and RIGHT as two columns from `top` (mm), stored line by line across the page."""
     for row, (left, right) in enumerate(zip(LEFT, RIGHT, strict=True)):
-        y = 30 + row * 6
+        y = top + row * 6
         pdf.set_xy(20, y)
         pdf.cell(80, 6, left)
         pdf.set_xy(110, y)
         pdf.cell(80, 6, right)
-    return bytes(pdf.output())
 
 
 def _figures_table() -> bytes:
@@ -106,12 +111,7 @@ def _columns_below_a_ruled_table() -> bytes:
             pdf.cell(50, 7, cell, border=1)
         pdf.ln(7)
         pdf.set_x(20)
-    for row, (left, right) in enumerate(zip(LEFT, RIGHT, strict=True)):
-        y = 50 + row * 6
-        pdf.set_xy(20, y)
-        pdf.cell(80, 6, left)
-        pdf.set_xy(110, y)
-        pdf.cell(80, 6, right)
+    _write_columns(pdf, 50)
     return bytes(pdf.output())
 
 
