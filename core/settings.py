@@ -337,6 +337,36 @@ class AnsweringSettings(BaseModel):
         description="How readily an answer is withheld when the documents may not state it (the abstention "
         "score's threshold; README lists each level's refusal and false-refusal rates).",
     )
+    polar_answers: bool = Field(
+        default=True,
+        description="A yes/no question is answered by the evidence sentence that settles it and one token of the "
+        "model's (Yes, No or NONE), shown as the verdict and the quotation (rag/polar_answer.py); off, it is "
+        "answered like any other question. Needs a model that gives log-probabilities.",
+    )
+    polar_none_share: float = Field(
+        default=0.3,
+        ge=0.0,
+        le=1.0,
+        description="A yes/no question is refused when NONE's share of the model's Yes / No / NONE reaches this "
+        "(bench/polar_answers.py).",
+    )
+    polar_yes_below: float = Field(
+        default=0.08,
+        ge=0.0,
+        le=1.0,
+        description="A yes/no question is answered yes when No's share of Yes and No is below this, no when it "
+        "reaches `polar_no_from`; in between the settling sentence is quoted without a verdict (the small models "
+        "lean to Yes and often misjudge: bench/polar_answers.py).",
+    )
+    polar_no_from: float = Field(
+        default=0.5, ge=0.0, le=1.0, description="See `polar_yes_below`: No's share at which the verdict is no."
+    )
+    polar_sentences: int = Field(
+        default=3,
+        ge=1,
+        description="How many of the evidence sentences that bear most on a yes/no question are each put to the "
+        "model; the one that settles it most is quoted (each costs a short prefill).",
+    )
     answer_max_sentences: int = Field(default=4, ge=1, description="Most cited sentences in an answer.")
     rewrite_history_turns: int = Field(
         default=3, ge=1, description="Earlier turns of a conversation the follow-up rewrite reads."

@@ -220,4 +220,5 @@ def _scored(state: QuestionState) -> AbstentionScore | None:
         calibrated=made.calibrated,
         phrase=state.reply.phrase,
         signals=made.signals,
+        read=made.read,
     )

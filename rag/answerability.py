@@ -134,6 +134,7 @@ class Abstention:
     threshold: float
     calibrated: bool
     signals: dict[str, float] | None  # what the score was computed from (SIGNALS, and CHECK_SIGNAL once checked)
+    read: Literal["phrase", "yes_no"] = "phrase"  # the hidden phrase line, or a yes/no reading (rag/polar_answer.py)
 
 
 _SPACE = re.compile(r"\s+")

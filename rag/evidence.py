@@ -116,11 +116,7 @@ class EvidencePicker:
         if not units:
             return hits
         texts = [hits[n].chunk.text[s.start : s.end] for n, s in units]
-        vectors = np.asarray(self._embed([question, *texts]), dtype=np.float32)
-        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True) + 1e-9
-        score = vectors[1:] @ vectors[0]
-        if self._lexical_weight:
-            score = score + self._lexical_weight * term_coverage(question, texts)
+        score = relevance(self._embed, question, texts, self._lexical_weight)
         if self._neighbour_weight:
             score = self._with_neighbours(units, score)
         cost = [estimate_tokens(text) for text in texts]
@@ -174,6 +170,17 @@ class EvidencePicker:
         while first > 0 and units[first - 1][0] == owner and is_row[first - 1] and best - first < MAX_TABLE_ROWS:
             first -= 1
         return set(range(first, best + 1))
+
+
+def relevance(embed: Embed, question: str, texts: list[str], lexical_weight: float) -> np.ndarray:
+    """How well each text bears on the question: its cosine similarity to the question plus
+    `lexical_weight` x the IDF-weighted share of the question's terms it holds."""
+    vectors = np.asarray(embed([question, *texts]), dtype=np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True) + 1e-9
+    score = vectors[1:] @ vectors[0]
+    if lexical_weight:
+        score = score + lexical_weight * term_coverage(question, texts)
+    return score
 
 
 def term_coverage(question: str, texts: list[str]) -> np.ndarray:

@@ -32,6 +32,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "repeated characters), so it is not shown. Please ask again, perhaps in other words.",
         "uncovered": "The documents do not say",
         "quote_opening": "The document says",
+        "yes": "Yes",
+        "no": "No",
         "sections_opening": "Its sections include",
         "too_long": "Your question is {length:,} characters long; the limit is {limit:,}. "
         "Please shorten it and ask again.",
@@ -58,6 +60,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "caractères répétés) : elle n'est pas affichée. Reposez la question, si possible autrement.",
         "uncovered": "Les documents ne précisent pas :",
         "quote_opening": "Le document indique",
+        "yes": "Oui",
+        "no": "Non",
         "sections_opening": "Ses sections comprennent",
         "too_long": "Votre question compte {length:,} caractères ; la limite est de {limit:,}. "
         "Raccourcissez-la et posez-la de nouveau.",
@@ -84,6 +88,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "wiederholte Zeichen) und wird nicht angezeigt. Bitte fragen Sie erneut, am besten anders formuliert.",
         "uncovered": "Die Dokumente sagen nichts über:",
         "quote_opening": "Im Dokument steht",
+        "yes": "Ja",
+        "no": "Nein",
         "sections_opening": "Zu seinen Abschnitten gehören",
         "injection": "Ich kann meine Anweisungen weder ändern noch offenlegen und gehe auf diese Bitte nicht ein. "
         "Fragen Sie mich zu Ihren Dokumenten, und ich antworte daraus, mit Quellen.",
@@ -107,6 +113,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "repetidos), así que no se muestra. Vuelva a preguntar, quizá con otras palabras.",
         "uncovered": "Los documentos no dicen:",
         "quote_opening": "El documento dice",
+        "yes": "Sí",
+        "no": "No",
         "sections_opening": "Sus secciones incluyen",
         "injection": "No puedo cambiar ni revelar mis instrucciones, así que no atenderé esa petición. "
         "Pregúnteme sobre sus documentos y le responderé a partir de ellos, con fuentes.",

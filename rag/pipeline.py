@@ -47,6 +47,8 @@ from rag.evidence import Embed
 from rag.guardrails import Guardrails
 from rag.messages import memory_note, message
 from rag.overview import outline_line
+from rag.polar import is_polar
+from rag.polar_answer import AnswerYesNo
 from rag.query_log import QueryLog
 from rag.question import AskOptions, QuestionState, elapsed_ms, no_progress, no_section
 from rag.retriever import HybridRetriever
@@ -166,6 +168,14 @@ class AnswerPipeline:
         self.build_prompt = BuildPrompt()
         self.generate = Generate(llm, settings)
         self.write_from_evidence = WriteFromEvidence(self.generate, ScoreAbstention(settings.answerability_check))
+        self.answer_yes_no = AnswerYesNo(
+            llm,
+            embed,
+            settings.evidence_lexical_weight,
+            settings.polar_none_share,
+            (settings.polar_yes_below, settings.polar_no_from),
+            settings.polar_sentences,
+        )
         self.check_answerability = CheckAnswerability(
             llm, settings.answerability_check, settings.answerability_check_top_logprobs
         )
@@ -246,11 +256,17 @@ class AnswerPipeline:
         state.given = self.choose_source.run(evidence, state.memory, closeness)
         if state.given.mode == "none":
             return AnswerStream(state, None, self.assemble)
+        if state.given.mode == "sources" and self._yes_no(state.question, state.lang):
+            return AnswerStream(state, self.answer_yes_no.run(state), self.assemble)
         messages = self.build_prompt.run(state.question, state.search_query, state.given, state.lang)
         if state.given.mode == "memory":
             stream = self.generate.run(messages, state.started, state.timings, state.queue)
             return AnswerStream(state, stream, self.assemble, messages)
         return AnswerStream(state, self.write_from_evidence.run(messages, state), self.assemble, messages)
+
+    def _yes_no(self, question: str, lang: str) -> bool:
+        """A yes/no question read the yes/no way (rag/polar_answer.py), when the setting and the model allow."""
+        return self._settings.polar_answers and is_polar(question, lang) and self.answer_yes_no.applies()
 
     def _scope(self, state: QuestionState, route: Route) -> Scope:
         options = state.options

@@ -41,6 +41,10 @@ questions reuse the passage's words but ask what it does not say: a wrong name, 
 fact, or something the passage never says about that thing. For those reply NONE. Reply with the phrase only, \
 or NONE."""
 
+# A yes/no question (rag/polar_answer.py): one token over the one sentence that bears most on it.
+POLAR_SYSTEM_PROMPT = """Answer the question from the passage alone. Reply Yes or No if the passage settles it, \
+NONE if it does not."""
+
 # A question about the user or their company that only memory answers: its own short system prompt
 # (the 0.5B model refused every memory answer under the document prompt's "use only the sources").
 MEMORY_SYSTEM_PROMPT = f"""You answer a question about the user or their company from the facts in the <memory> block, \
@@ -113,6 +117,12 @@ def build_check_messages(question: str, hits: list[Hit], search_query: str | Non
     asked = search_query if search_query and search_query != question else question
     user = f"<evidence>\n{evidence}\n</evidence>\n\nQuestion: {asked}"
     return [ChatMessage(role="system", content=CHECK_SYSTEM_PROMPT), ChatMessage(role="user", content=user)]
+
+
+def build_polar_messages(question: str, sentence: str) -> list[ChatMessage]:
+    """The yes/no reading's prompt: the sentence, quoted, and the question."""
+    user = f'Passage: "{sentence}"\n\nQuestion: {question}'
+    return [ChatMessage(role="system", content=POLAR_SYSTEM_PROMPT), ChatMessage(role="user", content=user)]
 
 
 def build_memory_messages(question: str, memory: MemoryFacts, question_lang: str = "en") -> list[ChatMessage]:

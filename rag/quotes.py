@@ -103,6 +103,17 @@ def covers(unit: str, phrase: str) -> bool:
     return bool(terms) and figures <= set(_FIGURE.findall(unit)) and len(terms & held) >= COVERED_TERMS * len(terms)
 
 
+def quotable(hits: list[Hit]) -> list[tuple[int, str]]:
+    """(excerpt number, text) of every sentence and table row of the evidence, as a quotation shows it."""
+    return [
+        (number, sentence.strip())
+        for number, hit in enumerate(hits, 1)
+        for run, row in runs(hit.chunk.text)
+        for sentence in ([run] if row else split_sentences(run))
+        if sentence.strip()
+    ]
+
+
 def quotation(phrase: str, question: str, hits: list[Hit]) -> tuple[int, str] | None:
     """(excerpt number, quoted text) of the sentence or table row that states the phrase (word for
     word, else in its terms and figures: `covers`) and shares most terms with the question (the earlier
@@ -111,15 +122,13 @@ def quotation(phrase: str, question: str, hits: list[Hit]) -> tuple[int, str] | 
         return None
     asked = set(tokenize(question))
     best: tuple[tuple[int, int, int, int], int, str] | None = None
-    for number, hit in enumerate(hits, 1):
-        for run, row in runs(hit.chunk.text):
-            for sentence in [run] if row else split_sentences(run):
-                exact = holds(sentence, phrase)
-                if not exact and not covers(sentence, phrase):
-                    continue
-                rank = (0 if exact else 1, -len(asked & set(tokenize(sentence))), number, len(sentence))
-                if best is None or rank < best[0]:
-                    best = (rank, number, trimmed(sentence.strip(), phrase))
+    for number, sentence in quotable(hits):
+        exact = holds(sentence, phrase)
+        if not exact and not covers(sentence, phrase):
+            continue
+        rank = (0 if exact else 1, -len(asked & set(tokenize(sentence))), number, len(sentence))
+        if best is None or rank < best[0]:
+            best = (rank, number, trimmed(sentence, phrase))
     return None if best is None else (best[1], best[2])
 
 

@@ -410,7 +410,14 @@ def _timing_text(answer: Answer) -> str:
     parts = [f"model: {answer.models.llm}"]
     if answer.confidence is not None:
         parts.insert(0, f"confidence {answer.confidence:.2f}")
-    if (scored := answer.abstention) is not None and scored.score is not None:
+    if (scored := answer.abstention) is not None and scored.read == "yes_no" and scored.signals:
+        odds = scored.signals
+        parts.insert(
+            0,
+            f"read as a yes/no question: yes {odds['p_yes']:.2f}, no {odds['p_no']:.2f}, not settled "
+            f"{odds['p_none']:.2f} (refuses at {scored.threshold:.2f})",
+        )
+    elif scored is not None and scored.score is not None:
         calibrated = "" if scored.calibrated else ", uncalibrated for this model"
         checked = f", checked in {duration(timings['check_ms'])}" if "check_ms" in timings else ""
         parts.insert(

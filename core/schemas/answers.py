@@ -67,6 +67,12 @@ class AbstentionScore(BaseModel):
     signals: dict[str, float] | None = Field(
         default=None, description="What the score was computed from (rag/answerability.py SIGNALS)."
     )
+    read: Literal["phrase", "yes_no"] = Field(
+        default="phrase",
+        description="How the question was read: the model's hidden answer phrase, or for a yes/no question one "
+        "token (Yes, No or NONE) over the sentence that settles it; then `score` is NONE's share and `signals` "
+        "holds p_yes, p_no and p_none (rag/polar_answer.py).",
+    )
 
 
 class Evidence(BaseModel):

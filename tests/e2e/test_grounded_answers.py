@@ -150,3 +150,20 @@ def test_an_openai_compatible_server_answers_in_the_json_form_with_its_own_marke
     assert not answer.refused and "8.15" in answer.answer and "{" not in answer.answer, answer.answer
     assert answer.citations and all(c.method == "marker" for c in answer.citations)
     assert answer.abstention is not None and answer.abstention.phrase and not answer.abstention.calibrated
+
+
+def test_a_yes_no_question_is_answered_by_the_sentence_that_settles_it(report: Path) -> None:
+    """The real 0.5B reads one token over the evidence sentence that bears most on a yes/no question:
+    the answer is its verdict and that sentence quoted, cited to its page, and no answer text of the
+    model's; an open question over the same report still gets the model's own cited sentences."""
+    session = open_session(get_settings(memory_enabled=False))
+    assert session.ingest_paths([report])[0].status == "indexed"
+    answer = session.ask("Do forklift operators need a certification before their first shift?")
+    assert not answer.refused, answer.answer
+    assert re.match(r'^((Yes|No)\. )?The document says: "[^"]*two-day certification[^"]*" \[\d\]\.$', answer.answer)
+    assert [c.page for c in answer.citations] == [1]
+    assert answer.abstention is not None and answer.abstention.signals is not None
+    assert set(answer.abstention.signals) == {"p_yes", "p_no", "p_none"}
+
+    opened = session.ask("How many people does the company employ?")
+    assert opened.abstention is not None and opened.abstention.phrase  # the ordinary path: a hidden phrase line

@@ -24,7 +24,8 @@ def test_every_translation_is_in_its_language_and_has_the_english_fields() -> No
         for key, text in texts.items():
             english = MESSAGES["en"][key]
             assert set(_fields(text)) == set(_fields(english)), (lang, key)
-            if key != "model_failed":  # mostly the error's own words
+            # "model_failed" is mostly the error's own words; one word ("Ja", "No") names no language alone.
+            if key != "model_failed" and len(text.split()) > 1:
                 assert detector(text) == lang, (lang, key, text)
 
 

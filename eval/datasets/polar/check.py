@@ -114,7 +114,8 @@ def main() -> int:
         if cat == "answerable":
             ans = row.get("reference")
             if ans not in ("yes", "no") or row.get("polar") != ans:
-                failures.append(f"{rid}: reference and polar must be the same 'yes' or 'no' (got {ans!r}, {row.get('polar')!r})")
+                got = f"got {ans!r}, {row.get('polar')!r}"
+                failures.append(f"{rid}: reference and polar must be the same 'yes' or 'no' ({got})")
             by_doc[prefix][ans] += 1
             golds = row.get("gold") or []
             if not golds:
@@ -156,7 +157,7 @@ def main() -> int:
         else:
             failures.append(f"{rid}: unexpected category {cat!r}")
 
-    total = Counter()
+    total: Counter[str] = Counter()
     print(f"{'doc':<10} {'yes':>4} {'no':>4} {'unans':>6}")
     for prefix in sorted(by_doc, key=lambda p: -sum(by_doc[p].values())):
         c = by_doc[prefix]
@@ -183,13 +184,20 @@ def check_detect() -> int:
     if not DETECT.exists():
         return 0
     rows = [json.loads(line) for line in DETECT.read_text(encoding="utf-8").splitlines() if line.strip()]
-    bad = [r for r in rows if not isinstance(r.get("text"), str) or not isinstance(r.get("polar"), bool)
-           or r.get("lang") not in {"en", "fr", "de", "es", "pt", "it"}]
+    bad = [
+        r
+        for r in rows
+        if not isinstance(r.get("text"), str)
+        or not isinstance(r.get("polar"), bool)
+        or r.get("lang") not in {"en", "fr", "de", "es", "pt", "it"}
+    ]
     dups = [t for t, n in Counter(r["text"] for r in rows).items() if n > 1]
     polar = sum(r["polar"] for r in rows)
     langs = Counter(r["lang"] for r in rows)
-    print(f"\ndetect.jsonl: {len(rows)} lines, polar=true {polar} ({polar / len(rows):.0%}), "
-          f"non-English {sum(n for l, n in langs.items() if l != 'en')} {dict(langs)}")
+    print(
+        f"\ndetect.jsonl: {len(rows)} lines, polar=true {polar} ({polar / len(rows):.0%}), "
+        f"non-English {sum(n for code, n in langs.items() if code != 'en')} {dict(langs)}"
+    )
     if bad or dups:
         print(f"FAILED: {len(bad)} malformed rows, duplicate texts: {dups}")
         return 1
