@@ -256,7 +256,8 @@ class AnswerPipeline:
         state.given = self.choose_source.run(evidence, state.memory, closeness)
         if state.given.mode == "none":
             return AnswerStream(state, None, self.assemble)
-        if state.given.mode == "sources" and self._yes_no(state.question, state.lang):
+        # A follow-up is judged by its standalone rewrite ("And in Q1?" → "What was the revenue in Q1?").
+        if state.given.mode == "sources" and self._yes_no(state.search_query, state.lang):
             return AnswerStream(state, self.answer_yes_no.run(state), self.assemble)
         messages = self.build_prompt.run(state.question, state.search_query, state.given, state.lang)
         if state.given.mode == "memory":

@@ -55,7 +55,7 @@ _EMBEDDED_ROMANCE = re.compile(
 )
 _TAG = re.compile(
     r",\s*(right|correct|isn't it|aren't they|doesn't it|don't they|didn't it|didn't they|wasn't it|weren't they|"
-    r"isn't that so|is that right|no|yes|true|n'est-ce pas|non|hein|oder|nicht wahr|ne|stimmt's|verdad|no es así|"
+    r"isn't that so|is that right|no|yes|yeah|eh|true|n'est-ce pas|non|hein|oder|nicht wahr|ne|stimmt's|verdad|no es así|"
     r"cierto|não é|né|certo|vero|giusto)\s*\??\s*$",
     re.IGNORECASE,
 )
@@ -65,8 +65,9 @@ _FR_QUESTION_WORD = re.compile(
     re.IGNORECASE,
 )
 _FR_HOW = re.compile(r"^(est-ce qu'il y a|est ce qu'il y a|y a-t-il|y a t il)\s+(un|des)\s+(moyen|façon|manière)")
+_FR_WH = _words("que quel quelle quels quelles qui quoi quand où comment combien pourquoi lequel laquelle")
 _DE_WH = _words(
-    "was wer wen wem wessen wie wo wann warum weshalb wieso welche welcher welches welchen woher wohin wozu "
+    "was wer wen wem wessen wie wo wann warum weshalb wieso welche welcher welches welchen welchem woher wohin wozu "
     "womit wofür worüber wieviel wieviele"
 )
 _DE_SUBJECT = _words("es ich du er sie wir ihr man der die das den dem ein eine einen mein meine dieser diese dieses")
@@ -108,6 +109,8 @@ _SUBORDINATE = _words(
 )
 # A question mark after these words asks for the word that follows ("The practice was called?").
 _CLOZE_END = _words("called named known to of for by with as from in on at is are was were be been than the a an")
+_FOLLOW_UP = _words("and or plus also")
+_NOUN_BEFORE = _words("the a an of in on for to at by with from all any some these those its their our your my")
 _IMPERATIVE = _words("name list give state identify describe explain summarize summarise tell show find define")
 
 
@@ -178,9 +181,27 @@ def _english(text: str) -> bool:
     # "So the deadline is Friday?": a statement asked as a question, with no question word, that is
     # not a fill-in ("The practice was called?") or an order ("Name a type of truck?").
     words = re.findall(r"[\w']+", text.lower())
-    if not text.rstrip().endswith("?") or not words or words[-1] in _CLOZE_END or words[0] in _IMPERATIVE:
+    if not text.rstrip().endswith("?") or len(words) < 3 or words[-1] in _CLOZE_END or words[0] in _IMPERATIVE:
+        return False
+    if words[0] in _FOLLOW_UP and len(words) <= 4:  # "And in Q1?": a follow-up that leaves its question out
+        return False
+    # A statement has a verb ("… is Friday?", "… installed …?"); "Q2 revenue of Westland?" asks what it is.
+    if not any(_verb(word, before) for before, word in zip(["", *words], words, strict=False)):
         return False
     return not re.search(rf"\b({_EN_WH})\b", text, re.IGNORECASE)
+
+
+def _asks_what(text: str, question_words: frozenset[str]) -> bool:
+    """A question word among the first three ("À quelle heure …", "Sous quel délai …", "In welchem Jahr …")."""
+    return any(word.strip("¿¡,'") in question_words for word in text.lower().split()[:3])
+
+
+def _verb(word: str, before: str) -> bool:
+    """A word that may be a statement's verb: an auxiliary, a past form, or a present one ("covers")
+    that no article or preposition puts before (then it is a plural noun)."""
+    if word in _EN_AUX or (len(word) > 4 and word.endswith("ed")):
+        return True
+    return len(word) > 3 and word.endswith("s") and not word.endswith("ss") and before not in _NOUN_BEFORE
 
 
 def _french(text: str) -> bool:
@@ -189,6 +210,8 @@ def _french(text: str) -> bool:
         return False
     if lower.startswith(("est-ce qu", "est ce qu")):
         return True
+    if _asks_what(lower, _FR_WH):
+        return False
     if _FR_QUESTION_WORD.match(lower) or _ROMANCE_REQUEST.match(lower):
         return False
     if _FR_INVERSION.match(lower) or lower.startswith(("y a-t-il", "y a t il")):
@@ -200,7 +223,7 @@ def _german(text: str) -> bool:
     words = text.split()
     if not text.rstrip().endswith("?") and len(words) > 1 and words[1] == "Sie":
         return False  # "Fassen Sie Abschnitt 2 zusammen.": a polite imperative
-    if words[0].lower() in _DE_WH or _ROMANCE_REQUEST.match(text.lower()):
+    if _asks_what(text, _DE_WH) or _ROMANCE_REQUEST.match(text.lower()):
         return False
     # A verb first: anything but a question word, then a subject ("Gibt es …", "Muss ich …"), or a "?".
     second = words[1].lower() if len(words) > 1 else ""
@@ -210,6 +233,6 @@ def _german(text: str) -> bool:
 def _romance(text: str, lang: str) -> bool:
     """Spanish, Portuguese and Italian mark a yes/no question by its question mark alone."""
     lower = text.lower()
-    if lower.split()[0] in _ROMANCE_WH[lang] or lower.startswith("o que ") or _ROMANCE_REQUEST.match(lower):
+    if _asks_what(lower, _ROMANCE_WH[lang]) or lower.startswith("o que ") or _ROMANCE_REQUEST.match(lower):
         return False
     return lower.rstrip().endswith("?")
