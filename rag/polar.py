@@ -55,8 +55,8 @@ _EMBEDDED_ROMANCE = re.compile(
 )
 _TAG = re.compile(
     r",\s*(right|correct|isn't it|aren't they|doesn't it|don't they|didn't it|didn't they|wasn't it|weren't they|"
-    r"isn't that so|is that right|no|yes|yeah|eh|true|n'est-ce pas|non|hein|oder|nicht wahr|ne|stimmt's|verdad|no es así|"
-    r"cierto|não é|né|certo|vero|giusto)\s*\??\s*$",
+    r"isn't that so|is that right|no|yes|yeah|eh|true|n'est-ce pas|non|hein|oder|nicht wahr|ne|stimmt's|verdad|"
+    r"no es así|cierto|não é|né|certo|vero|giusto)\s*\??\s*$",
     re.IGNORECASE,
 )
 _FR_INVERSION = re.compile(r"^(\S+\s+){0,4}?\S+-(t-)?(il|elle|on|ils|elles|je|tu|nous|vous)\b", re.IGNORECASE)
