@@ -22,15 +22,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from rag.polar_answer import NO_WORDS, YES_WORDS
+
 DATASET = Path(__file__).resolve().parents[1] / "eval" / "datasets" / "polar" / "questions.jsonl"
-YES = {"yes", "oui", "ja", "sí", "si", "sim", "sì"}
-NO = {"no", "non", "nein", "não", "nao"}
 
 
 def verdict(answer: str) -> str | None:
     """yes / no from the answer's first word, None when it opens otherwise."""
     first = answer.strip().split(maxsplit=1)[0].strip(".,;:!—-").lower() if answer.strip() else ""
-    return "yes" if first in YES else "no" if first in NO else None
+    return "yes" if first in YES_WORDS else "no" if first in NO_WORDS else None
 
 
 def main() -> None:
@@ -64,7 +64,7 @@ def main() -> None:
         started = time.perf_counter()
         answer = session.ask(q.question)
         gold_pages = {(g.source, g.page) for g in q.gold}
-        deciding = [r for r in q.all_references if r.lower() not in YES | NO]
+        deciding = [r for r in q.all_references if r.lower() not in YES_WORDS | NO_WORDS]
         rows.append(
             {
                 "id": q.id,

@@ -30,7 +30,7 @@ from providers.llm.base import Token
 NONE = "NONE"
 PHRASE, ANSWER, MISSING = "Phrase:", "Answer:", "Missing:"
 UNCOVERED_OPENING = "The documents do not say"
-_NONE_TOKENS = ("NONE", "NON", "None", "none")
+NONE_TOKENS = ("NONE", "NON", "None", "none")
 _MARKER = re.compile(r"\[\d+\]")
 # A Missing line must take at least this share of its content words from the question.
 MISSING_MIN_QUESTION_SHARE = 0.6
@@ -117,7 +117,7 @@ def none_probability(alternatives: dict[str, float]) -> float | None:
     """P(the first token is NONE), from the first token's top log-probabilities (None: not given)."""
     if not alternatives:
         return None
-    return min(sum(math.exp(lp) for token, lp in alternatives.items() if token.strip() in _NONE_TOKENS), 1.0)
+    return min(sum(math.exp(lp) for token, lp in alternatives.items() if token.strip() in NONE_TOKENS), 1.0)
 
 
 @dataclass

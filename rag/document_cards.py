@@ -143,7 +143,7 @@ class UseCards:
             if stop():
                 return None
             partial = [system, ChatMessage(role="user", content=user.content[:end])]
-            _read_only(llm, partial)
+            llm.first_token(partial, Sampling(max_tokens=1, temperature=0.0))  # read, so its state is cached
         reply: list[str] = []
         tokens = llm.stream_tokens(messages, sampling)
         try:
@@ -168,17 +168,6 @@ def _step_ends(text: str, step: int) -> list[int]:
         ends.append(cut)
         at = cut + step
     return ends
-
-
-def _read_only(llm: LLM, messages: list[ChatMessage]) -> None:
-    """Have the model read a prompt (one token generated, then stopped), so its state is cached."""
-    tokens = llm.stream_tokens(messages, Sampling(max_tokens=1, temperature=0.0))
-    try:
-        next(iter(tokens), None)
-    finally:
-        close = getattr(tokens, "close", None)
-        if close is not None:
-            close()
 
 
 def card_text(card: DocumentCard) -> str:

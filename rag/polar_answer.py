@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from providers.llm.base import LLM, LLMError, Sampling
+from rag.answer_format import NONE_TOKENS
 from rag.answerability import Abstention
 from rag.evidence import Embed, relevance
 from rag.messages import message
@@ -35,9 +36,9 @@ from rag.prompting import build_polar_messages
 from rag.question import QuestionState, elapsed_ms
 from rag.quotes import quotable, quoted, trimmed
 
-_YES = frozenset({"yes", "oui", "ja", "sí", "si", "sim", "sì"})
-_NO = frozenset({"no", "non", "nein", "não", "nao"})
-_NONE = frozenset({"NONE", "NON", "None", "none"})
+# The first word of a yes or a no in the languages answered (a verdict's, or the model's token).
+YES_WORDS = frozenset({"yes", "oui", "ja", "sí", "si", "sim", "sì"})
+NO_WORDS = frozenset({"no", "non", "nein", "não", "nao"})
 
 
 @dataclass(frozen=True)
@@ -54,11 +55,11 @@ class YesNo:
         mass = {"yes": 0.0, "no": 0.0, "none": 0.0}
         for token, logprob in alternatives.items():
             word = token.strip()
-            if word in _NONE:
+            if word in NONE_TOKENS:
                 mass["none"] += math.exp(logprob)
-            elif word.lower() in _YES:
+            elif word.lower() in YES_WORDS:
                 mass["yes"] += math.exp(logprob)
-            elif word.lower() in _NO:
+            elif word.lower() in NO_WORDS:
                 mass["no"] += math.exp(logprob)
         total = sum(mass.values())
         if total <= 0:
@@ -131,13 +132,8 @@ class AnswerYesNo:
 
     def _judge(self, state: QuestionState, sentence: str) -> YesNo | None:
         sampling = Sampling(max_tokens=1, temperature=0.0, top_logprobs=20)
-        tokens = self._llm().stream_tokens(build_polar_messages(state.question, sentence), sampling, state.queue)
         try:
-            token = next(iter(tokens), None)
+            token = self._llm().first_token(build_polar_messages(state.question, sentence), sampling, state.queue)
         except LLMError:
             return None
-        finally:
-            close = getattr(tokens, "close", None)
-            if close is not None:
-                close()
         return YesNo.read(token.alternatives) if token is not None else None

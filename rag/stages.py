@@ -365,16 +365,11 @@ class CheckAnswerability:
     ) -> float | None:
         """The check's P(NONE) for its one token (None: the call failed; the decision then stands)."""
         sampling = Sampling(max_tokens=1, temperature=0.0, top_logprobs=self._top_logprobs)
-        tokens = self._llm().stream_tokens(build_check_messages(question, given.hits, search_query), sampling, queue)
         try:
-            token = next(iter(tokens), None)
+            token = self._llm().first_token(build_check_messages(question, given.hits, search_query), sampling, queue)
         except LLMError as exc:  # the answer stands as decided before; the check is an extra
             log.warning("answerability check failed: %s", exc)
             return None
-        finally:
-            close = getattr(tokens, "close", None)
-            if close is not None:
-                close()
         return none_probability(token.alternatives) if token is not None else None
 
 

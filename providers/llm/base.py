@@ -75,6 +75,19 @@ class LLM(ABC):
         for text in self.stream(messages, sampling.max_tokens, sampling.temperature, on_queued):
             yield Token(text=text)
 
+    def first_token(
+        self, messages: list[ChatMessage], sampling: Sampling, on_queued: QueueListener | None = None
+    ) -> Token | None:
+        """The reply's first token (None: the reply was empty), the generation stopped after it: a
+        one-token judgment, or a prompt read so that its state is cached. Raises LLMError."""
+        tokens = self.stream_tokens(messages, sampling, on_queued)
+        try:
+            return next(iter(tokens), None)
+        finally:
+            close = getattr(tokens, "close", None)
+            if close is not None:
+                close()
+
     def complete(
         self,
         messages: list[ChatMessage],
