@@ -12,19 +12,18 @@ collapses whitespace runs to single spaces. Then, for every row:
   8-40 words (unless the row has `short_gold`); every string in `references` occurs in a gold passage;
   a row marked `"paraphrased": true` shares no content word with its gold passages (lower case,
   stopwords removed, words of 4+ letters, compared on their first 5 letters; the same rule as
-  ../real_documents/check.py);
+  ../real_documents/check.py, eval/paraphrase.py);
 - unanswerable rows carry no gold and name a `trap`;
 - ids and question texts are unique.
 
 It prints counts by document, yes/no and category, and exits 1 on any failure. It runs no retriever
-and no model; it needs only pypdfium2.
+and no model; it needs pypdfium2 and this project on the path (it puts it there).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -32,32 +31,16 @@ from pathlib import Path
 import pypdfium2 as pdfium
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[2]))
+
+from eval.paraphrase import shared_words  # noqa: E402
+
 DATASET = HERE / "questions.jsonl"
 DETECT = HERE / "detect.jsonl"
-
-STOPWORDS = set(
-    """a about above according after again against all also am an and any are as at be because been before
-    being below between both but by can could did do does doing down during each few for from further get
-    gets got had has have having he her here hers him his how i if in into is it its itself just let like
-    may me might more most must my no nor not now of off on once only or other our out over own per please
-    same she should so some such than that the their them then there these they this those through to too
-    under until up upon us very was we were what when where which while who whom whose why will with would
-    you your yours give tell show list name many much does according document text""".split()
-)
-WORD = re.compile(r"[^\W\d_]+")
 
 
 def collapse(text: str) -> str:
     return " ".join(text.split())
-
-
-def content_words(text: str) -> set[str]:
-    return {w for w in WORD.findall(text.casefold()) if len(w) >= 4 and w not in STOPWORDS}
-
-
-def shared_words(question: str, gold: str) -> set[str]:
-    stems = {w[:5] for w in WORD.findall(gold.casefold()) if len(w) >= 4}
-    return {w for w in content_words(question) if w[:5] in stems}
 
 
 def page_texts(path: Path) -> list[str]:

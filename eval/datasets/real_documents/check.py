@@ -22,7 +22,6 @@ failure. It runs no retriever and no model.
 from __future__ import annotations
 
 import json
-import re
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -33,6 +32,7 @@ DATASET = HERE / "questions.jsonl"
 sys.path.insert(0, str(ROOT))
 
 from eval.dataset import load_dataset  # noqa: E402
+from eval.paraphrase import shared_words  # noqa: E402
 from ingestion.parsers import parse_document  # noqa: E402
 
 try:
@@ -47,27 +47,6 @@ def plain_normalize(text: str) -> str:
     """Whitespace and case only: a gold passage must match this way too, so that it does not depend on
     how eval.metrics treats table labels."""
     return " ".join(text.split()).casefold()
-
-
-STOPWORDS = set(
-    """a about above according after again against all also am an and any are as at be because been before
-    being below between both but by can could did do does doing down during each few for from further get
-    gets got had has have having he her here hers him his how i if in into is it its itself just let like
-    may me might more most must my no nor not now of off on once only or other our out over own per please
-    same she should so some such than that the their them then there these they this those through to too
-    under until up upon us very was we were what when where which while who whom whose why will with would
-    you your yours give tell show list name many much does according document text""".split()
-)
-WORD = re.compile(r"[^\W\d_]+")
-
-
-def content_words(text: str) -> set[str]:
-    return {w for w in WORD.findall(text.casefold()) if len(w) >= 4 and w not in STOPWORDS}
-
-
-def shared_words(question: str, gold: str) -> set[str]:
-    stems = {w[:5] for w in WORD.findall(gold.casefold()) if len(w) >= 4}
-    return {w for w in content_words(question) if w[:5] in stems}
 
 
 def running_line_pages(name: str, data: bytes) -> list[str] | None:
