@@ -27,6 +27,7 @@ MIN_COLUMN_LINES = 3  # and holds at least this many lines
 MIN_LETTER_SHARE = 0.5  # and is mostly letters (prose, not a table's figures)
 CROSSING_SHARE = 0.05  # at most this share of the runs may cross a gutter (titles, page-wide lines)
 MIN_CROSSING = 2  # or this many, on a page of few runs (a title and a footnote)
+STACK_WIDTH = 2.0  # a run of letters one above the other is at most this many characters wide
 TURNED_RATIO = 2.0  # a run this many times taller than wide is set up or down the page
 MIN_WORDS_PER_LINE = 3.0  # a column of prose holds at least this many words a line on average
 MAX_WIDTH_PT = 5000.0  # text spread wider than this (a broken font matrix) is left as it is
@@ -69,23 +70,38 @@ def page_runs(textpage: Any, text: str) -> list[Run]:
             continue
         if char.isspace() or not pdfium_c.FPDFText_GetCharBox(textpage.raw, index, left, right, bottom, top):
             continue
-        if box is not None and (
-            left.value - box[2] >= GUTTER_PT  # across a gutter
-            or left.value < box[0] - GUTTER_PT  # back to the left: another line
-            or top.value < box[1]  # wholly below the run: another line with no line break
-            or bottom.value > box[3]
+        char = (left.value, bottom.value, right.value, top.value)
+        if (
+            box is not None
+            and not _stacked(box, char)
+            and (
+                left.value - box[2] >= GUTTER_PT  # across a gutter
+                or left.value < box[0] - GUTTER_PT  # back to the left: another line
+                or top.value < box[1]  # wholly below the run: another line with no line break
+                or bottom.value > box[3]
+            )
         ):
             runs.append(Run(*box, text[start:index]))
             box = None
         if box is None:
-            box = (left.value, bottom.value, right.value, top.value)
-            start = index
+            box, start = char, index
         else:
-            box = (min(box[0], left.value), min(box[1], bottom.value), max(box[2], right.value), max(box[3], top.value))
+            box = (min(box[0], char[0]), min(box[1], char[1]), max(box[2], char[2]), max(box[3], char[3]))
     if box is not None:
         runs.append(Run(*box, text[start:]))
     finite = [run for run in runs if all(math.isfinite(v) for v in (run.left, run.bottom, run.right, run.top))]
     return [run for run in finite if run.text.strip()]
+
+
+def _stacked(box: Box, char: Box) -> bool:
+    """Whether a character goes on a run set up or down the page (a margin stamp whose letters PDFium
+    gives one above the other): the run is one character wide, the character's middle is over it and
+    it starts within a character's height above or below it."""
+    width, height = char[2] - char[0], char[3] - char[1]
+    narrow = box[2] - box[0] <= STACK_WIDTH * max(width, height)
+    over = box[0] <= (char[0] + char[2]) / 2 <= box[2]
+    gap = max(char[1] - box[3], box[1] - char[3])
+    return narrow and over and -height / 2 <= gap <= max(width, height)
 
 
 def _in_step(textpage: Any, text: str) -> bool:

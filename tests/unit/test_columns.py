@@ -122,3 +122,25 @@ def test_columns_are_read_beside_a_ruled_table_whose_cells_stay_in_its_rows() ->
     assert " ".join(LEFT) in text and " ".join(RIGHT) in text, "the prose outside the table, column by column"
     assert "Bridge: Old bridge | Lorries: closed | Buses: open" in page.text
     assert text.count("Old bridge") == 1, "a cell is on its page once: in its row, not in the prose too"
+
+
+def _columns_with_a_stamp_up_the_margin() -> bytes:
+    """Two columns, and a stamp set up the left margin (its letters one above the other)."""
+    pdf = FPDF(format="A4")
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=10)
+    _write_columns(pdf, 30)
+    pdf.set_font("Helvetica", size=7)
+    with pdf.rotation(90, x=12, y=80):
+        pdf.text(12, 80, STAMP)
+    return bytes(pdf.output())
+
+
+STAMP = "SCANNED ON PROD WITH PROPOSALS"
+
+
+def test_a_stamp_up_the_margin_is_read_after_the_columns_not_into_them() -> None:
+    text = parse_document("notice.pdf", _columns_with_a_stamp_up_the_margin()).pages[0].text
+    flat = _flat(text)
+    assert " ".join(LEFT) in flat and " ".join(RIGHT) in flat, "no stamp letter between a column's lines"
+    assert text.splitlines()[-1] == STAMP, "the stamp is one line, after the page"
