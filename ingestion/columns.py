@@ -61,7 +61,8 @@ def page_runs(textpage: Any, text: str) -> list[Run]:
         return []
     left, right, bottom, top = ctypes.c_double(), ctypes.c_double(), ctypes.c_double(), ctypes.c_double()
     runs: list[Run] = []
-    start, box = 0, None
+    start = 0
+    box: Box | None = None
     for index, char in enumerate(text):
         if char in "\r\n":
             if box is not None:
@@ -70,10 +71,10 @@ def page_runs(textpage: Any, text: str) -> list[Run]:
             continue
         if char.isspace() or not pdfium_c.FPDFText_GetCharBox(textpage.raw, index, left, right, bottom, top):
             continue
-        char = (left.value, bottom.value, right.value, top.value)
+        glyph: Box = (left.value, bottom.value, right.value, top.value)
         if (
             box is not None
-            and not _stacked(box, char)
+            and not _stacked(box, glyph)
             and (
                 left.value - box[2] >= GUTTER_PT  # across a gutter
                 or left.value < box[0] - GUTTER_PT  # back to the left: another line
@@ -84,9 +85,9 @@ def page_runs(textpage: Any, text: str) -> list[Run]:
             runs.append(Run(*box, text[start:index]))
             box = None
         if box is None:
-            box, start = char, index
+            box, start = glyph, index
         else:
-            box = (min(box[0], char[0]), min(box[1], char[1]), max(box[2], char[2]), max(box[3], char[3]))
+            box = (min(box[0], glyph[0]), min(box[1], glyph[1]), max(box[2], glyph[2]), max(box[3], glyph[3]))
     if box is not None:
         runs.append(Run(*box, text[start:]))
     finite = [run for run in runs if all(math.isfinite(v) for v in (run.left, run.bottom, run.right, run.top))]
