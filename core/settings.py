@@ -565,7 +565,15 @@ class TrustSettings(BaseModel):
     quote_unsupported: bool = Field(
         default=False,
         description="An answer that would be withheld (its evidence holds none of its sentences) is replaced by a "
-        "quotation of the evidence that states the model's answer phrase, when one does, instead of the refusal.",
+        "quotation of the evidence sentence that states the model's answer phrase, when one does and the model, "
+        "given that sentence alone, leaves P(NONE) under RAGCHAT_QUOTE_NONE_SHARE (rag/quote_check.py); a model "
+        "without log-probabilities keeps the refusal.",
+    )
+    quote_none_share: float = Field(
+        default=0.3,
+        ge=0.0,
+        le=1.0,
+        description="The quotation check's P(NONE) at or above which a withheld answer stays withheld.",
     )
 
 

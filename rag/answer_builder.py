@@ -12,8 +12,9 @@ guardrail's notice or a memory note is shown as it is.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from core.schemas import AbstentionScore, Answer, Citation, ModelInfo, SentenceSupport
@@ -21,6 +22,8 @@ from rag.answer_format import says_not_covered
 from rag.citations import is_refusal
 from rag.messages import memory_note, message
 from rag.question import QuestionState, elapsed_ms
+from rag.quote_check import CheckQuotation
+from rag.quotes import quoted
 from rag.stages import AnchorAnswer, CheckAnswerability, CheckSupport, Record, RejectDegenerate, ResolveCitations
 from rag.support import confidence
 
@@ -53,11 +56,12 @@ class AssembleAnswer:
         models: Callable[[], ModelInfo],
         constrained: Callable[[], bool],
         low_confidence_threshold: float,
-        quote_unsupported: bool = False,
+        check_quotation: CheckQuotation | None = None,
     ) -> None:
         """`constrained` says whether the model's citation markers were forced to name given evidence;
-        `quote_unsupported`: a reply its evidence does not hold is replaced by a quotation of the
-        evidence that states its phrase, when one does, instead of being withheld."""
+        `check_quotation`: a reply its evidence does not hold is replaced by a quotation of the
+        evidence that states its phrase, when one does and the check accepts it, instead of being
+        withheld (None: always withheld)."""
         self._resolve = resolve_citations
         self._support = check_support
         self._check = check_answerability
@@ -67,7 +71,7 @@ class AssembleAnswer:
         self._models = models
         self._constrained = constrained
         self._low_confidence = low_confidence_threshold
-        self._quote_unsupported = quote_unsupported
+        self._check_quotation = check_quotation
 
     def run(self, state: QuestionState, text: str, error: str | None) -> Answer:
         """`text`: the reply as streamed; `error`: why the model stopped early, if it did."""
@@ -107,8 +111,7 @@ class AssembleAnswer:
         if state.decision is not None and state.decision.refuse:
             return Verdict(state.refusal, refused=True, support=support, withheld=shown)
         if unsupported:
-            quote = self._anchor.quote(state.reply, state.question, state.given, state.lang)
-            if not self._quote_unsupported or quote is None:
+            if (quote := self._checked_quotation(state)) is None:
                 return Verdict(state.refusal, refused=True, support=support, withheld=shown)
             return self._quoted(state, quote, text.strip(), uncovered)
         verdict = Verdict(shown, citations=citations, support=support, uncovered=uncovered)
@@ -118,6 +121,20 @@ class AssembleAnswer:
         if uncovered:
             verdict.text = f"{verdict.text} {uncovered}"
         return verdict
+
+    def _checked_quotation(self, state: QuestionState) -> str | None:
+        """The quotation of the sentence that states the withheld reply's phrase, when the quotation
+        check accepts it; its P(NONE) joins the decision's signals (`quote_p_none`)."""
+        found = self._anchor.quotation(state.reply, state.question, state.given)
+        if self._check_quotation is None or found is None:
+            return None
+        started = time.perf_counter()
+        p_none = self._check_quotation.p_none(state.question, found[1], state.queue)
+        state.timings["quote_check_ms"] = elapsed_ms(started)
+        if p_none is not None and state.decision is not None:
+            signals = {**(state.decision.signals or {}), "quote_p_none": p_none}
+            state.decision = replace(state.decision, signals=signals)
+        return quoted(message(state.lang, "quote_opening"), *found) if self._check_quotation.accepts(p_none) else None
 
     def _quoted(self, state: QuestionState, quote: str, replaced: str, uncovered: str | None) -> Verdict:
         """A quotation of the evidence in place of the model's text, its citation checked like any."""

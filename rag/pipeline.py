@@ -51,6 +51,7 @@ from rag.polar import is_polar
 from rag.polar_answer import AnswerYesNo
 from rag.query_log import QueryLog
 from rag.question import AskOptions, QuestionState, elapsed_ms, no_progress, no_section
+from rag.quote_check import CheckQuotation
 from rag.retriever import HybridRetriever
 from rag.router import Form, Route
 from rag.stages import (
@@ -190,7 +191,9 @@ class AnswerPipeline:
             models,
             self.generate.constrains,
             settings.low_confidence_threshold,
-            settings.quote_unsupported,
+            CheckQuotation(llm, settings.quote_none_share, settings.answerability_check_top_logprobs)
+            if settings.quote_unsupported
+            else None,
         )
         self.route = RouteRequest(embed, settings) if documents is not None and summaries is not None else None
         if documents is not None and summaries is not None:

@@ -119,6 +119,12 @@ def build_check_messages(question: str, hits: list[Hit], search_query: str | Non
     return [ChatMessage(role="system", content=CHECK_SYSTEM_PROMPT), ChatMessage(role="user", content=user)]
 
 
+def build_quote_check_messages(question: str, sentence: str) -> list[ChatMessage]:
+    """The quotation check's prompt (rag/quote_check.py): the answerability check's, over one sentence."""
+    user = f"<evidence>\n[1] {sentence}\n</evidence>\n\nQuestion: {question}"
+    return [ChatMessage(role="system", content=CHECK_SYSTEM_PROMPT), ChatMessage(role="user", content=user)]
+
+
 def build_polar_messages(question: str, sentence: str) -> list[ChatMessage]:
     """The yes/no reading's prompt: the sentence, quoted, and the question."""
     user = f'Passage: "{sentence}"\n\nQuestion: {question}'

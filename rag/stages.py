@@ -45,7 +45,7 @@ from rag.prompting import SYSTEM_PROMPT, build_check_messages, build_memory_mess
 from rag.query_log import QueryLog
 from rag.query_rewriter import fallback_query, rewrite_query
 from rag.question import QuestionState, Timings, elapsed_ms
-from rag.quotes import quotation, quoted
+from rag.quotes import quotation
 from rag.retriever import HybridRetriever
 from rag.support import SupportChecker
 
@@ -387,13 +387,12 @@ class AnchorAnswer:
         anchored = anchor(text, reply.phrase, question, given.hits, message(lang, "quote_opening"))
         return (text, None) if anchored is None else (anchored, text.strip())
 
-    def quote(self, reply: Reply, question: str, given: Given, lang: str = "en") -> str | None:
-        """A quotation of the evidence that states the reply's phrase, whatever the model wrote; None
-        when the reply said NONE or no evidence states its phrase."""
+    def quotation(self, reply: Reply, question: str, given: Given) -> tuple[int, str] | None:
+        """(excerpt number, sentence) of the evidence that states the reply's phrase, whatever the
+        model wrote; None when the reply said NONE or no evidence states its phrase."""
         if reply.said_none or not reply.phrase:
             return None
-        found = quotation(reply.phrase, question, given.hits)
-        return None if found is None else quoted(message(lang, "quote_opening"), *found)
+        return quotation(reply.phrase, question, given.hits)
 
 
 class RejectDegenerate:

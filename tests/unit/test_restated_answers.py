@@ -3,13 +3,20 @@ replaced by a quotation of the evidence that states it, cited; the model's wordi
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterator
 from pathlib import Path
 
+from core.schemas import Answer
+from core.settings import get_settings
+from providers.llm.base import ChatMessage, QueueListener, Sampling, Token
 from rag.anchoring import anchor
+from rag.pipeline import AskOptions
 from rag.quotes import holds as states
 from rag.quotes import quotation
+from tests.pipeline_parts import build_pipeline
 from tests.unit.test_citations import _hit
-from tests.unit.test_grounded_markers import ask
+from tests.unit.test_grounded_markers import ConstrainedLLM, TwoPassages, ask
 
 NORSE = [
     _hit(1, "The Normans had a great impact on Europe. Their leader Rollo agreed to swear fealty to King Charles III."),
@@ -100,11 +107,58 @@ def test_a_quotation_is_never_spliced_from_columns_and_keeps_whole_words() -> No
     )
 
 
-def test_a_reply_its_evidence_does_not_hold_is_quoted_when_set(tmp_path: Path) -> None:
+class CheckingLLM(ConstrainedLLM):
+    """Writes `reply`, and gives P(NONE) = `p_none` for the quotation check's one token."""
+
+    gives_logprobs = True
+
+    def __init__(self, reply: str, p_none: float) -> None:
+        super().__init__(reply)
+        self.p_none = p_none
+        self.checked: list[str] = []
+
+    def stream_tokens(
+        self, messages: list[ChatMessage], sampling: Sampling, on_queued: QueueListener | None = None
+    ) -> Iterator[Token]:
+        if sampling.max_tokens > 1:
+            yield from super().stream_tokens(messages, sampling, on_queued)
+            return
+        self.checked.append(messages[-1].content)
+        alternatives = {"NONE": math.log(self.p_none), "Duncan": math.log(1 - self.p_none)}
+        yield Token(text="NONE" if self.p_none >= 0.5 else "Duncan", alternatives=alternatives)
+
+
+def ask_checked(
+    tmp_path: Path, reply: str, question: str, p_none: float, **overrides: object
+) -> tuple[Answer, list[str]]:
+    llm = CheckingLLM(reply, p_none)
+    settings = get_settings(home=tmp_path, **overrides)
+    return build_pipeline(settings, TwoPassages(), lambda: llm).ask(question, AskOptions()).result(), llm.checked
+
+
+def test_a_withheld_reply_is_quoted_when_set_and_the_model_finds_the_sentence_answers(tmp_path: Path) -> None:
+    """The phrase's sentence is put to the model alone with the question: a low P(NONE) lets its
+    quotation stand in for the refusal, a high one keeps the refusal; off, it is never read."""
     reply = "Phrase: Duncan\nAnswer: The coronation took place in Rome in 1120. [2]\nMissing: NONE"
-    answer = ask(tmp_path, reply, "Who was the hostage at the Norman court?", quote_unsupported=True)
+    question = "Who was the hostage at the Norman court?"
+    answer, checked = ask_checked(tmp_path, reply, question, 0.05, quote_unsupported=True)
     assert not answer.refused and answer.answer.startswith('The document says: "Their son Duncan was kept')
     assert answer.restated == "The coronation took place in Rome in 1120. [2]" and answer.withheld is None
+    assert len(checked) == 1 and "Their son Duncan was kept as a hostage" in checked[0] and question in checked[0]
+    assert answer.abstention is not None and answer.abstention.signals is not None
+    assert abs(answer.abstention.signals["quote_p_none"] - 0.05) < 1e-6
+
+    kept, _ = ask_checked(tmp_path / "none", reply, question, 0.6, quote_unsupported=True)
+    assert kept.refused and kept.withheld and kept.restated is None
+    assert kept.abstention is not None and kept.abstention.signals is not None
+    assert abs(kept.abstention.signals["quote_p_none"] - 0.6) < 1e-6
+
+    off, never = ask_checked(tmp_path / "off", reply, question, 0.05, quote_unsupported=False)
+    assert off.refused and off.withheld and never == []
+
+    # A model without log-probabilities cannot be checked: the refusal stands.
+    plain = ask(tmp_path / "plain", reply, question, quote_unsupported=True)
+    assert plain.refused and plain.withheld
 
 
 def test_a_phrase_in_the_model_s_own_words_is_quoted_from_the_row_that_states_it() -> None:
