@@ -538,6 +538,12 @@ class TrustSettings(BaseModel):
     support_min_terms: int = Field(
         default=2, ge=1, description="Sentences with fewer terms ('Yes.') carry no checkable claim and are skipped."
     )
+    document_joint_support: int = Field(
+        default=3,
+        ge=0,
+        description="In an answer about whole documents, a sentence no one excerpt holds may be held by up to this "
+        "many excerpts together (its terms, names and numbers in their union), and cites each (0 or 1: never).",
+    )
     low_confidence_threshold: float = Field(
         default=0.6, ge=0.0, le=1.0, description="Answers whose support score is below it get a low-confidence notice."
     )

@@ -157,7 +157,9 @@ class AssembleAnswer:
         if not text.strip():
             return Verdict(state.refusal, refused=True)
         shown, citations = self._resolve.run(text, state.given, constrained=False)
-        shown, citations, support = self._support.run(shown, citations, state.given, state.timings, state.lang)
+        shown, citations, support = self._support.run(
+            shown, citations, state.given, state.timings, state.lang, about_documents=True
+        )
         return Verdict(shown, citations=citations, support=support)
 
     def _generated(self, state: QuestionState, verdict: Verdict, text: str, error: str | None) -> Answer:

@@ -178,11 +178,12 @@ def uncite_unsupported(text: str, citations: list[Citation], unsupported: set[st
 
 
 def recite(
-    text: str, citations: list[Citation], moves: dict[str, int], hits: list[Hit], rules: CitationRules
+    text: str, citations: list[Citation], moves: dict[str, list[int]], hits: list[Hit], rules: CitationRules
 ) -> tuple[str, list[Citation]]:
-    """Give each sentence of `moves` (its words, markers stripped) the one marker of the source that
-    holds it, and the citations the text then has; a source that only a moved sentence cites is
-    method="corrected", with the number the model wrote as `cited_as`."""
+    """Give each sentence of `moves` (its words, markers stripped) the markers of the sources that
+    hold it (one, or several that hold it together), and the citations the text then has; a source
+    that only a moved sentence cites is method="corrected", with the number the model wrote as
+    `cited_as`."""
     written = {c.marker: c for c in citations}
     moved_from: dict[int, int] = {}
     for sentence in split_sentences(text):
@@ -190,11 +191,13 @@ def recite(
         if words not in moves:
             continue
         old = markers_in(sentence)
-        number = moves[words]
+        numbers = moves[words]
         stop = words[-1] if words[-1] in ".!?" else ""
-        text = text.replace(sentence, f"{words[: len(words) - len(stop)]} [{number}]{stop}", 1)
+        marks = " ".join(f"[{number}]" for number in numbers)
+        text = text.replace(sentence, f"{words[: len(words) - len(stop)]} {marks}{stop}", 1)
         if old:
-            moved_from.setdefault(number, old[0])
+            for number in numbers:
+                moved_from.setdefault(number, old[0])
     sentences = [(strip_markers(s), markers_in(s)) for s in split_sentences(text)]
     result: list[Citation] = []
     for number in markers_in(text):

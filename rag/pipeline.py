@@ -183,7 +183,7 @@ class AnswerPipeline:
         rules = CitationRules.from_settings(settings)
         self.assemble = AssembleAnswer(
             ResolveCitations(rules),
-            CheckSupport(support, rules, settings.withhold_unsupported),
+            CheckSupport(support, rules, settings.withhold_unsupported, settings.document_joint_support),
             self.check_answerability,
             AnchorAnswer(settings.restate_to_phrase),
             RejectDegenerate(),

@@ -420,24 +420,41 @@ class CheckSupport:
     a sentence it does not hold loses its citation (it stays, flagged). An answer none of whose
     sentences is held is withheld (`withholds`): it states nothing the documents say."""
 
-    def __init__(self, checker: SupportChecker, rules: CitationRules, withhold_unsupported: bool) -> None:
+    def __init__(
+        self, checker: SupportChecker, rules: CitationRules, withhold_unsupported: bool, joint_sources: int = 0
+    ) -> None:
+        """`joint_sources`: in an answer about whole documents, a sentence no one excerpt holds may be
+        held by up to this many together (rag/support.py `joint_backing`; 0 or 1: never)."""
         self._checker = checker
         self._rules = rules
         self._withhold = withhold_unsupported
+        self._joint_sources = joint_sources
 
     def withholds(self, support: list[SentenceSupport]) -> bool:
         """Every checked sentence is unsupported (an answer too short to check is never withheld)."""
         return self._withhold and bool(support) and not any(s.supported for s in support)
 
     def run(
-        self, text: str, citations: list[Citation], given: Given, timings: Timings, lang: str = "en"
+        self,
+        text: str,
+        citations: list[Citation],
+        given: Given,
+        timings: Timings,
+        lang: str = "en",
+        about_documents: bool = False,
     ) -> tuple[str, list[Citation], list[SentenceSupport]]:
-        """`lang`: the answer's language (sources in another one are checked by their figures and names)."""
+        """`lang`: the answer's language (sources in another one are checked by their figures and names);
+        `about_documents`: the answer is about whole documents (its sentences may be held jointly)."""
         started = time.perf_counter()
         support = self._checker.check(text, citations, given.hits, lang)
         # A sentence that cites the wrong excerpt is moved to the one that holds it, labelled corrected.
         backed = {s.sentence: self._checker.backing(s, given.hits, lang) for s in support if not s.supported}
-        moves = {sentence: judged.sources[0] for sentence, judged in backed.items() if judged is not None}
+        if about_documents and self._joint_sources > 1:
+            for sentence, judged in backed.items():
+                if judged is None:
+                    unheld = next(s for s in support if s.sentence == sentence)
+                    backed[sentence] = self._checker.joint_backing(unheld, given.hits, self._joint_sources, lang)
+        moves = {sentence: judged.sources for sentence, judged in backed.items() if judged is not None}
         if moves:
             text, citations = recite(text, citations, moves, given.hits, self._rules)
             support = [backed.get(s.sentence) or s for s in support]

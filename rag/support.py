@@ -70,6 +70,28 @@ class SupportChecker:
         held = [j for j in self._judged([(support.sentence, [n]) for n in others], hits, lang) if j.supported]
         return max(held, key=lambda j: j.score) if held else None
 
+    def joint_backing(
+        self, support: SentenceSupport, hits: list[Hit], most: int, lang: str = "en"
+    ) -> SentenceSupport | None:
+        """For a sentence no one given excerpt holds: two to `most` excerpts that hold it together, or
+        None. A summary's sentence often names what several excerpts say ("covering classes,
+        statistical models and graphics"); the excerpts are added greedily, each bringing the most of
+        the sentence's terms the others lack, and the union is judged as one source (every name and
+        number in it, and the share of its terms)."""
+        wanted = _terms(support.sentence)
+        owned = {n: _terms(hits[n - 1].chunk.keyword_text) & wanted for n in range(1, len(hits) + 1)}
+        chosen: list[int] = []
+        while len(chosen) < most and (left := wanted - set().union(*(owned[n] for n in chosen))):
+            gains = {n: len(owned[n] & left) for n in owned if n not in chosen}
+            best = max(gains, key=lambda n: (gains[n], -n), default=None)
+            if best is None or gains[best] == 0:
+                break
+            chosen.append(best)
+        if len(chosen) < 2:
+            return None
+        judged = self._judged([(support.sentence, sorted(chosen))], hits, lang)[0]
+        return judged if judged.supported else None
+
     def _judged(self, claims: list[tuple[str, list[int]]], hits: list[Hit], lang: str) -> list[SentenceSupport]:
         """Each (sentence, source numbers) judged against those sources, one embedding call for all."""
         similarities = self._similarities(claims, hits)

@@ -137,6 +137,6 @@ def test_a_citation_already_corrected_keeps_the_number_the_model_wrote_when_anot
     text, citations = resolve_citations("The warehouse employs 640 people [2]. It opened in 1998 [2].", hits, RULES)
     first = next(c for c in citations if c.marker == 1)
     assert (first.method, first.cited_as) == ("corrected", 2)
-    moved_text, moved = recite(text, citations, {"It opened in 1998.": 1}, hits, RULES)
+    moved_text, moved = recite(text, citations, {"It opened in 1998.": [1]}, hits, RULES)
     assert moved_text.count("[1]") == 2
     assert [(c.marker, c.method, c.cited_as) for c in moved] == [(1, "corrected", 2)]

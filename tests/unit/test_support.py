@@ -161,3 +161,30 @@ def test_a_name_of_the_passages_document_or_section_backs_a_sentence() -> None:
     # A name neither the passage nor its document's headings hold is still missing.
     [invented] = check(LEXICAL, "The WARN notice for Fresno was filed by Paris Precision, LLC [1].", [row])
     assert invented.missing == ["Fresno"] and not invented.supported
+
+
+SECTIONS = [
+    _hit(1, "Chapter 2 explains how vectors and matrices are created and indexed.", page=4),
+    _hit(2, "Chapter 5 shows how statistical models are fitted to data frames.", page=40),
+    _hit(3, "Chapter 7 covers plotting and the graphics parameters.", page=70),
+]
+
+
+def test_a_summary_sentence_no_one_excerpt_holds_is_held_by_the_excerpts_it_joins() -> None:
+    summary = "The manual explains vectors, matrices, statistical models and plotting [2]."
+    [unheld] = check(LEXICAL, summary, SECTIONS)
+    assert not unheld.supported and unheld.sources == [2], "the one excerpt it cites does not hold it"
+    assert LEXICAL.backing(unheld, SECTIONS) is None
+    joint = LEXICAL.joint_backing(unheld, SECTIONS, most=3)
+    assert joint is not None and joint.supported and joint.sources == [1, 2, 3]
+    assert LEXICAL.joint_backing(unheld, SECTIONS, most=1) is None, "one excerpt is not a joint backing"
+
+
+def test_a_joined_sentence_with_a_name_or_figure_no_excerpt_has_stays_unheld() -> None:
+    for invented in (
+        "The manual explains vectors, matrices, statistical models and plotting in Fortran [1].",
+        "The manual explains vectors, matrices, statistical models and plotting in 12 chapters [1].",
+        "The book includes exercises and quizzes to help readers practise [1].",
+    ):
+        [unheld] = check(LEXICAL, invented, SECTIONS)
+        assert LEXICAL.joint_backing(unheld, SECTIONS, most=3) is None, invented
