@@ -25,7 +25,6 @@ from core.settings import Settings
 from eval import metrics
 from eval.dataset import EvalDataset, EvalQuestion
 from eval.ragas_metrics import JUDGED_METRICS, NON_LLM_METRICS, RagasScorer
-from eval.readability import readable
 from eval.results import (
     Aggregate,
     CitedSource,
@@ -41,6 +40,7 @@ from providers.llm.base import LLM
 from providers.llm.factory import build_llm
 from providers.llm.openai_compat import OpenAICompatLLM
 from rag.pipeline import AskOptions
+from rag.readability import readable
 
 
 class SubjectModels(Protocol):

@@ -384,7 +384,7 @@ class AnchorAnswer:
         """(the answer's text, the model's text it replaced or None)."""
         if not self._enabled or reply.said_none:
             return text, None
-        anchored = anchor(text, reply.phrase, question, given.hits, message(lang, "quote_opening"))
+        anchored = anchor(text, reply.phrase, question, given.hits, message(lang, "quote_opening"), lang == "en")
         return (text, None) if anchored is None else (anchored, text.strip())
 
     def quotation(self, reply: Reply, question: str, given: Given) -> tuple[int, str] | None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from eval.readability import problems, readable
+from rag.readability import problems, readable
 
 
 def test_answers_that_read_as_sentences_pass() -> None:
@@ -24,3 +24,9 @@ def test_layout_fragments_do_not() -> None:
     assert "glued mark" in problems("The objects are written to a file called.RData5 in the directory [2].")
     assert "table cells" in problems("Company: Twitter | City: San Francisco is listed [1].")
     assert not readable("")
+
+
+def test_a_row_quoted_as_its_named_cells_reads_but_bare_cells_do_not() -> None:
+    named = 'The document says: "Notice Date: 11/30/2015; Company: Symantec; City: Mountain View; No. Of: 44" [2].'
+    assert readable(named)
+    assert "table cells" in problems('The document says: "Kentucky; 264,140; 12,155; 14,847; 254" [2].')

@@ -178,3 +178,15 @@ def test_a_phrase_in_the_model_s_own_words_is_quoted_from_the_row_that_states_it
         "Region: Westland; Q1 revenue: 7.35 million; Q2 revenue: 8.15 million",
     )
     assert quotation("The Q2 revenue of the Westland region is 9.9 million", "Q2 revenue of Westland?", rows) is None
+
+
+def test_a_reply_that_states_its_phrase_but_does_not_read_as_a_sentence_is_quoted(tmp_path: Path) -> None:
+    """A bare label ("Their son Duncan.") states the phrase but answers in no sentence: the evidence
+    sentence that states it is shown instead; a readable one is left as written (above)."""
+    reply = "Phrase: Duncan\nAnswer: Their son Duncan. [1]\nMissing: NONE"
+    answer = ask(tmp_path, reply, "Who was kept as a hostage?")
+    assert answer.answer == 'The document says: "Their son Duncan was kept as a hostage at the Norman court." [1].'
+    assert answer.restated == "Their son Duncan. [1]"
+    french = "Phrase: Duncan\nAnswer: Leur fils Duncan. [1]\nMissing: NONE"
+    kept = ask(tmp_path / "fr", french, "Qui était l'otage à la cour normande ?")
+    assert kept.restated is None, "only English is checked for a verb"

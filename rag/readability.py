@@ -1,4 +1,5 @@
-"""Does an answer read as an answer? An automatic check for the evaluation, not for the product.
+"""Does an answer read as an answer? The evaluation scores every answer with it, and an answer that
+does not is shown as the quotation of the evidence that states its phrase (rag/anchoring.py).
 
 An answer spliced from a page's layout reads as fragments: table cells in a row ("10/12/2015, 1 2 / 1
 3 / 2 0 15, Twitter, Inc., San Francisco, 240"), two columns' lines run together ("within the scope
@@ -21,8 +22,10 @@ _VERB = re.compile(
     r"[a-z]{3,}(?:ed|es))\b",
     re.IGNORECASE,
 )
-# Three or more short comma- or pipe-separated pieces holding digits: cells of a table row.
+# Three or more short comma- or pipe-separated pieces holding digits: cells of a table row; unless
+# each names its column ("City: Torrance; Employees: 388"), the form a table row is quoted in.
 _CELL_RUN = re.compile(r"(?:[^,|;.]{0,14}\d[^,|;.]{0,14}[,|;]\s*){3,}")
+_NAMED_CELL = re.compile(r"^\s*[^\W\d][^:;|]{0,40}:\s*\S")
 _SPACED_DIGITS = re.compile(r"\b\d \d / \d")
 _GLUED_MARK = re.compile(r"[a-z]{3}\d\b(?![.,]\d)")
 _SPLICE = re.compile(
@@ -36,7 +39,7 @@ def problems(sentence: str, english: bool = True) -> list[str]:
     found = []
     if english and not _VERB.search(text):
         found.append("no verb")
-    if "|" in text or _CELL_RUN.search(text) or _SPACED_DIGITS.search(text):
+    if "|" in text or _unnamed_cells(text) or _SPACED_DIGITS.search(text):
         found.append("table cells")
     if _GLUED_MARK.search(text):
         found.append("glued mark")
@@ -52,3 +55,11 @@ def readable(answer: str, english: bool = True) -> bool:
     if not sentences or (english and not _VERB.search(strip_markers(answer))):
         return False
     return not any(p for s in sentences for p in problems(s, english=False))
+
+
+def _unnamed_cells(text: str) -> bool:
+    """A run of table cells, unless every ";"-separated piece of the text names its column."""
+    if not _CELL_RUN.search(text):
+        return False
+    pieces = [piece for piece in text.strip(' ."“”').split(";") if piece.strip()]
+    return not (len(pieces) >= 2 and all(_NAMED_CELL.match(piece) for piece in pieces))
