@@ -61,5 +61,7 @@ def _unnamed_cells(text: str) -> bool:
     """A run of table cells, unless every ";"-separated piece of the text names its column."""
     if not _CELL_RUN.search(text):
         return False
-    pieces = [piece for piece in text.strip(' ."“”').split(";") if piece.strip()]
+    pieces = [piece for piece in text.strip(' "“”').split(";") if piece.strip()]
+    if pieces and len(pieces[-1].split()) <= 2 and pieces[-1].rstrip().endswith("."):
+        pieces = pieces[:-1]  # a label the sentence splitter cut at its abbreviation ("No. Of: 44")
     return not (len(pieces) >= 2 and all(_NAMED_CELL.match(piece) for piece in pieces))

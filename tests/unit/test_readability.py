@@ -27,6 +27,9 @@ def test_layout_fragments_do_not() -> None:
 
 
 def test_a_row_quoted_as_its_named_cells_reads_but_bare_cells_do_not() -> None:
-    named = 'The document says: "Notice Date: 11/30/2015; Company: Symantec; City: Mountain View; No. Of: 44" [2].'
+    named = (
+        'The document says: "Notice Date: 11/30/2015; Effective: 12/04/2015; Received: 12/02/2015; '
+        'Company: Symantec; City: Mountain View; No. Of: 44; Layoff/Closure: Layoff Permanent" [2].'
+    )
     assert readable(named)
     assert "table cells" in problems('The document says: "Kentucky; 264,140; 12,155; 14,847; 254" [2].')
