@@ -25,9 +25,15 @@ def anchor(
 ) -> str | None:
     """The quotation of the evidence that states the phrase (`opening: "…" [n].`), when the model's
     text does not state it or does not read as sentences (rag/readability.py: a bare label, cells of a
-    row); None when it states it readably, or no evidence states it. `english`: the text is English
-    (only English is checked for a verb)."""
-    if not phrase or not phrase.strip() or (holds(text, phrase) and readable(text, english)):
+    row) and the quotation does; None when it states it readably, or no evidence states it.
+    `english`: the text is English (only English is checked for a verb)."""
+    if not phrase or not phrase.strip():
+        return None
+    states = holds(text, phrase)
+    if states and readable(text, english):
         return None
     found = quotation(phrase, question, hits)
-    return None if found is None else quoted(opening, *found)
+    if found is None:
+        return None
+    quote = quoted(opening, *found)
+    return quote if not states or readable(quote, english) else None  # a row of bare cells is no better

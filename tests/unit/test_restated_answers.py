@@ -190,3 +190,12 @@ def test_a_reply_that_states_its_phrase_but_does_not_read_as_a_sentence_is_quote
     french = "Phrase: Duncan\nAnswer: Leur fils Duncan. [1]\nMissing: NONE"
     kept = ask(tmp_path / "fr", french, "Qui était l'otage à la cour normande ?")
     assert kept.restated is None, "only English is checked for a verb"
+
+
+def test_an_unreadable_reply_is_not_swapped_for_an_unreadable_quotation() -> None:
+    cells = [_hit(1, "Form 1040NR | 143 | 6,249 | 8,143 | 49,850")]
+    assert anchor("Instructions for Form 1040NR [1].", "Form 1040NR", "Which form?", cells, "It says") is None
+    labelled = [_hit(1, "Form | Pages\nForm: 1040NR | Pages: 143")]
+    assert anchor("Instructions for Form 1040NR [1].", "1040NR", "Which form?", labelled, "It says") == (
+        'It says: "Form: 1040NR; Pages: 143" [1].'
+    )
