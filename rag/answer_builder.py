@@ -125,8 +125,10 @@ class AssembleAnswer:
     def _checked_quotation(self, state: QuestionState) -> str | None:
         """The quotation of the sentence that states the withheld reply's phrase, when the quotation
         check accepts it; its P(NONE) joins the decision's signals (`quote_p_none`)."""
+        if self._check_quotation is None:  # off: the sentence is not even looked for
+            return None
         found = self._anchor.quotation(state.reply, state.question, state.given)
-        if self._check_quotation is None or found is None:
+        if found is None:
             return None
         started = time.perf_counter()
         p_none = self._check_quotation.p_none(state.question, found[1], state.queue)

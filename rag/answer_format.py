@@ -19,13 +19,16 @@ there to fill.
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from core.text import tokenize
-from providers.llm.base import Token
+from providers.llm.base import LLM, ChatMessage, LLMError, QueueListener, Sampling, Token
+
+log = logging.getLogger(__name__)
 
 NONE = "NONE"
 PHRASE, ANSWER, MISSING = "Phrase:", "Answer:", "Missing:"
@@ -118,6 +121,20 @@ def none_probability(alternatives: dict[str, float]) -> float | None:
     if not alternatives:
         return None
     return min(sum(math.exp(lp) for token, lp in alternatives.items() if token.strip() in NONE_TOKENS), 1.0)
+
+
+def one_token_p_none(
+    llm: LLM, messages: list[ChatMessage], top_logprobs: int, queue: QueueListener | None, purpose: str
+) -> float | None:
+    """P(NONE) of the model's one-token reply to `messages` (a check's judgment); None when the call
+    failed (logged with `purpose`) or gave no log-probabilities: the caller's decision then stands."""
+    sampling = Sampling(max_tokens=1, temperature=0.0, top_logprobs=top_logprobs)
+    try:
+        token = llm.first_token(messages, sampling, queue)
+    except LLMError as exc:
+        log.warning("%s failed: %s", purpose, exc)
+        return None
+    return none_probability(token.alternatives) if token is not None else None
 
 
 @dataclass

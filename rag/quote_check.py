@@ -12,14 +12,11 @@ probability stays under `none_share`. A model that gives no log-probabilities ke
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 
-from providers.llm.base import LLM, LLMError, QueueListener, Sampling
-from rag.answer_format import none_probability
+from providers.llm.base import LLM, QueueListener
+from rag.answer_format import one_token_p_none
 from rag.prompting import build_quote_check_messages
-
-log = logging.getLogger(__name__)
 
 
 class CheckQuotation:
@@ -35,13 +32,8 @@ class CheckQuotation:
         llm = self._llm()
         if not llm.gives_logprobs:
             return None
-        sampling = Sampling(max_tokens=1, temperature=0.0, top_logprobs=self._top_logprobs)
-        try:
-            token = llm.first_token(build_quote_check_messages(question, sentence), sampling, queue)
-        except LLMError as exc:  # the refusal stands
-            log.warning("quotation check failed: %s", exc)
-            return None
-        return none_probability(token.alternatives) if token is not None else None
+        messages = build_quote_check_messages(question, sentence)
+        return one_token_p_none(llm, messages, self._top_logprobs, queue, "quotation check")
 
     def accepts(self, p_none: float | None) -> bool:
         """A quotation is shown only when the model read the sentence and did not find it leaves the

@@ -28,9 +28,9 @@ from core.schemas import (
     SentenceSupport,
 )
 from core.settings import Settings
-from providers.llm.base import LLM, ChatMessage, LLMError, QueueListener, Sampling, Token
+from providers.llm.base import LLM, ChatMessage, QueueListener, Sampling, Token
 from rag.anchoring import anchor
-from rag.answer_format import Reply, answer_grammar, none_probability, read_reply, without_cjk
+from rag.answer_format import Reply, answer_grammar, one_token_p_none, read_reply, without_cjk
 from rag.answer_json import answer_schema, reply_text
 from rag.answerability import Abstention, Strictness, checks_answerability, decide, recheck
 from rag.citations import CitationRules, recite, resolve_citations, uncite_unsupported
@@ -364,13 +364,8 @@ class CheckAnswerability:
         self, question: str, search_query: str, given: Given, queue: QueueListener | None = None
     ) -> float | None:
         """The check's P(NONE) for its one token (None: the call failed; the decision then stands)."""
-        sampling = Sampling(max_tokens=1, temperature=0.0, top_logprobs=self._top_logprobs)
-        try:
-            token = self._llm().first_token(build_check_messages(question, given.hits, search_query), sampling, queue)
-        except LLMError as exc:  # the answer stands as decided before; the check is an extra
-            log.warning("answerability check failed: %s", exc)
-            return None
-        return none_probability(token.alternatives) if token is not None else None
+        messages = build_check_messages(question, given.hits, search_query)
+        return one_token_p_none(self._llm(), messages, self._top_logprobs, queue, "answerability check")
 
 
 class AnchorAnswer:
@@ -448,12 +443,9 @@ class CheckSupport:
         started = time.perf_counter()
         support = self._checker.check(text, citations, given.hits, lang)
         # A sentence that cites the wrong excerpt is moved to the one that holds it, labelled corrected.
-        backed = {s.sentence: self._checker.backing(s, given.hits, lang) for s in support if not s.supported}
-        if about_documents and self._joint_sources > 1:
-            for sentence, judged in backed.items():
-                if judged is None:
-                    unheld = next(s for s in support if s.sentence == sentence)
-                    backed[sentence] = self._checker.joint_backing(unheld, given.hits, self._joint_sources, lang)
+        # In an answer about whole documents, one no excerpt holds alone may be held by several together.
+        together = self._joint_sources if about_documents else 1
+        backed = {s.sentence: self._checker.backing(s, given.hits, lang, together) for s in support if not s.supported}
         moves = {sentence: judged.sources for sentence, judged in backed.items() if judged is not None}
         if moves:
             text, citations = recite(text, citations, moves, given.hits, self._rules)

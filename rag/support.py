@@ -61,14 +61,18 @@ class SupportChecker:
             claims.append((text, own or fallback))
         return self._judged(claims, hits, lang) if claims else []
 
-    def backing(self, support: SentenceSupport, hits: list[Hit], lang: str = "en") -> SentenceSupport | None:
+    def backing(
+        self, support: SentenceSupport, hits: list[Hit], lang: str = "en", together: int = 1
+    ) -> SentenceSupport | None:
         """For a sentence its cited evidence does not hold: the judgment of the best other given
-        excerpt that does hold it on its own (the model cited the wrong one), or None."""
+        excerpt that does hold it on its own (the model cited the wrong one); failing that, when
+        `together` > 1, of up to that many excerpts that hold it together (`joint_backing`); or None."""
         others = [n for n in range(1, len(hits) + 1) if n not in support.sources]
-        if not others:
-            return None
-        held = [j for j in self._judged([(support.sentence, [n]) for n in others], hits, lang) if j.supported]
-        return max(held, key=lambda j: j.score) if held else None
+        claims = [(support.sentence, [n]) for n in others]
+        held = [j for j in self._judged(claims, hits, lang) if j.supported] if claims else []
+        if held:
+            return max(held, key=lambda j: j.score)
+        return self.joint_backing(support, hits, together, lang) if together > 1 else None
 
     def joint_backing(
         self, support: SentenceSupport, hits: list[Hit], most: int, lang: str = "en"
@@ -78,15 +82,15 @@ class SupportChecker:
         statistical models and graphics"); the excerpts are added greedily, each bringing the most of
         the sentence's terms the others lack, and the union is judged as one source (every name and
         number in it, and the share of its terms)."""
-        wanted = _terms(support.sentence)
-        owned = {n: _terms(hits[n - 1].chunk.keyword_text) & wanted for n in range(1, len(hits) + 1)}
+        left = _terms(support.sentence)
+        owned = {n: _terms(hits[n - 1].chunk.keyword_text) & left for n in range(1, len(hits) + 1)}
         chosen: list[int] = []
-        while len(chosen) < most and (left := wanted - set().union(*(owned[n] for n in chosen))):
-            gains = {n: len(owned[n] & left) for n in owned if n not in chosen}
-            best = max(gains, key=lambda n: (gains[n], -n), default=None)
-            if best is None or gains[best] == 0:
+        while len(chosen) < most and left:
+            best = max((n for n in owned if n not in chosen), key=lambda n: (len(owned[n] & left), -n), default=None)
+            if best is None or not owned[best] & left:
                 break
             chosen.append(best)
+            left -= owned[best]
         if len(chosen) < 2:
             return None
         judged = self._judged([(support.sentence, sorted(chosen))], hits, lang)[0]
