@@ -283,11 +283,6 @@ class RetrievalSettings(BaseModel):
     )
     reranker_download: bool = Field(default=False, description="Let FlashRank download a missing model.")
     reranker_max_length: int = Field(default=512, description="Tokens of query + passage the reranker reads.")
-    rerank_weight: float = Field(
-        default=1.0, ge=0.0, le=1.0, description="The reranker's share of the final order; the fused score has the rest."
-    )
-    reranker_threads: int = Field(default=2, ge=1, description="CPU threads of the packaged reranker (minilm-qa).")
-    reranker_batch: int = Field(default=8, ge=1, description="Passages the packaged reranker reads in one batch.")
 
 
 class AnsweringSettings(BaseModel):

@@ -35,9 +35,7 @@ class HybridRetriever:
         candidates: int,
         fusion: FusionRule,
         rrf_k: int,
-        rerank_weight: float = 1.0,
     ) -> None:
-        """`rerank_weight`: the cross-encoder's share of the final order, the fused score's the rest."""
         self._embedder = embedder
         self._store = store
         self._bm25 = bm25
@@ -47,7 +45,6 @@ class HybridRetriever:
         self._candidates = candidates
         self._fusion: FusionRule = fusion
         self._rrf_k = rrf_k
-        self._rerank_weight = rerank_weight
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="bm25-search")
 
     def _timed_bm25(
@@ -132,7 +129,7 @@ class HybridRetriever:
         timings["fuse_ms"] = _ms(mark)
         if reranker is not None:
             mark = time.perf_counter()
-            candidates = blend(reranker.rerank(query, candidates), self._rerank_weight)
+            candidates = reranker.rerank(query, candidates)
             timings["rerank_ms"] = _ms(mark)
         timings["search_ms"] = _ms(started)
         return empty.model_copy(
@@ -164,11 +161,3 @@ def _cosine(query: np.ndarray, vector: list[float]) -> float:
 
 def _ms(since: float) -> float:
     return round((time.perf_counter() - since) * 1000, 2)
-
-
-def blend(reranked: list[Hit], weight: float) -> list[Hit]:
-    """Hits in the order of `weight` × the cross-encoder's score + (1 − weight) × the fused score (both
-    in [0, 1]); the cross-encoder's own order at weight 1."""
-    if weight >= 1.0:
-        return reranked
-    return sorted(reranked, key=lambda h: -(weight * (h.scores.rerank or 0.0) + (1 - weight) * h.scores.fused))

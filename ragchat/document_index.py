@@ -175,7 +175,6 @@ class DocumentIndex:
             candidates=self.settings.retrieval_candidates,
             fusion=self.settings.fusion,
             rrf_k=self.settings.rrf_k,
-            rerank_weight=self.settings.rerank_weight,
         )
 
     @cached_property

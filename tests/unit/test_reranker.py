@@ -8,7 +8,6 @@ from pathlib import Path
 from core.schemas import Hit
 from core.settings import Settings
 from providers.reranker import load_reranker
-from rag.retriever import blend
 from tests.chunks import text_hit
 from tests.conftest import TINY_RERANKER_DIR
 
@@ -43,15 +42,4 @@ def test_turned_off_and_unknown_models_say_so(tmp_path: Path) -> None:
         "none (turned off: RAGCHAT_RERANKER_MODEL=none)",
     )
     reranker, label = load_reranker(Settings(reranker_model="bge-giant", reranker_dir=tmp_path))
-    assert reranker is None and "'bge-giant' is not a known reranker" in label
-
-
-def test_blend_weighs_the_cross_encoder_against_the_fused_score() -> None:
-    def scored(cid: str, fused: float, rerank: float) -> Hit:
-        h = text_hit(cid, chunk_id=cid, dense=0.3, fused=fused)
-        return h.model_copy(update={"scores": h.scores.model_copy(update={"rerank": rerank})})
-
-    reranked = [scored("a", 0.1, 0.9), scored("b", 1.0, 0.7), scored("c", 0.0, 0.1)]
-    assert [h.chunk.chunk_id for h in blend(reranked, 1.0)] == ["a", "b", "c"]
-    assert [h.chunk.chunk_id for h in blend(reranked, 0.5)] == ["b", "a", "c"]  # 0.85 against 0.5
-    assert [h.chunk.chunk_id for h in blend(reranked, 0.0)] == ["b", "a", "c"]
+    assert reranker is None and "'bge-giant' is not a FlashRank model" in label
