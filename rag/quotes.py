@@ -72,8 +72,11 @@ def runs(text: str) -> list[tuple[str, bool]]:
 
 
 def table_row(line: str) -> str:
-    """A table row as its non-empty cells, each after its column's name when the row has them."""
-    return "; ".join(cell.strip() for cell in line.split(_TABLE_ROW) if cell.strip())
+    """A table row as its non-empty cells, each after its column's name when the row has them. A cell
+    left empty by the parser can still hold a rule's pipe ("Name | | | Last" splits into "|"
+    pieces); it is dropped with the other empty ones."""
+    cells = (cell.strip(" |") for cell in line.split(_TABLE_ROW))
+    return "; ".join(cell for cell in cells if cell)
 
 
 def trimmed(sentence: str, phrase: str) -> str:

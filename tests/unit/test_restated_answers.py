@@ -88,6 +88,12 @@ def test_a_table_row_is_quoted_as_its_named_cells() -> None:
     )
 
 
+def test_a_row_with_empty_cells_is_quoted_without_their_pipes() -> None:
+    rows = [_hit(1, "Board | Address | | | Phone\nNavy Board | 720 Kennon Street | | | | 202-685-6600")]
+    number, text = quotation("720 Kennon Street", "Where is the Navy board?", rows) or (0, "")
+    assert (number, text) == (1, "Navy Board; 720 Kennon Street; 202-685-6600")
+
+
 def test_a_quotation_is_never_spliced_from_columns_and_keeps_whole_words() -> None:
     """A three-column page read line by line: a line that opens a new sentence after one that did not
     end one belongs to another column, and a word broken at a line end is joined."""
