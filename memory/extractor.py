@@ -24,6 +24,7 @@ from core.language import LanguageDetector, language_name
 from core.schemas import MemoryFact
 from core.secrets import find_secret
 from core.text import tokenize
+from memory.asked import said_part
 from providers.llm.base import LLM, ChatMessage, LLMError
 
 MAX_FACTS = 4
@@ -222,12 +223,13 @@ def _keeps_first_person(statement: str, lang: str) -> bool:
     return bool(_first_person(langs).search(statement.lower()) or _US.search(statement))
 
 
-def checked(fact: MemoryFact, message: str, lang: str = "en") -> MemoryFact:
+def checked(fact: MemoryFact, message: str, lang: str = "en", wish: bool = False) -> MemoryFact:
     """The fact, tidied into one line, or Rejected with the reason.
 
     Faithfulness: every number and every capitalised word (a name, a place, a product) of the
     statement must be in the message; the target follows the statement's own subject when it names
-    one ("The user …" is a USER line even if the model filed it under COMPANY).
+    one ("The user …" is a USER line even if the model filed it under COMPANY). `wish`: the message
+    states how the user wants answers; its requests to the assistant are then what it says.
     """
     statement = " ".join(fact.statement.split()).strip(" -*")
     if not statement:
@@ -249,7 +251,7 @@ def checked(fact: MemoryFact, message: str, lang: str = "en") -> MemoryFact:
         raise Rejected(f"it names what the message did not say ({', '.join(invented)})")
     if _keeps_first_person(statement, lang):
         raise FirstPerson("it is not a third-person statement")
-    if not _said_not_asked(statement, message, lang):
+    if not _said_not_asked(statement, message, lang, requests_asked=not wish):
         raise Rejected("it is what the message asks, not what it says")
     if not _about_user_or_company(statement, fact.target, message, lang):
         raise NotAbout("it is not about you or your company")
@@ -273,19 +275,17 @@ def as_company(fact: MemoryFact) -> MemoryFact:
     return fact
 
 
-# A question's own clause: the last part of a sentence that ends in "?" ("I'm based in Lyon, what are the
-# parking rules?" asks after the comma); what comes before it was said.
-_ASKED = re.compile(r"[^.!?\n,;:—–]*\?+")
 SAID_TERMS_SHARE = 0.5
 
 
-def _said_not_asked(statement: str, message: str, lang: str) -> bool:
-    """A statement from a message with a question in it keeps to what the message states: at least
-    half its terms (its subject aside) are in the message without its question clauses. "Does our NDA
-    template cover subcontractors?" is no fact that it does."""
-    if "?" not in message:
-        return True
-    said = set(tokenize(_ASKED.sub(" ", message.replace(" - ", " — ")), lang))
+def _said_not_asked(statement: str, message: str, lang: str, requests_asked: bool = True) -> bool:
+    """A statement keeps to what the message states: at least half its terms (its subject aside) are
+    in the message without its asked and supposed clauses (memory/asked.py). "Does our NDA template
+    cover subcontractors?" is no fact that it does, nor "If I move to Lisbon, …" that the user moves."""
+    said_text = said_part(message, lang, requests_asked)
+    if _WORD.findall(said_text) == _WORD.findall(message):
+        return True  # nothing asked or supposed: the checks above judge the line
+    said = set(tokenize(said_text, lang))
     terms = [t for t in tokenize(statement, lang) if t not in SUBJECT_TERMS]
     return not terms or sum(t in said for t in terms) >= SAID_TERMS_SHARE * len(terms)
 

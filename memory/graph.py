@@ -1,7 +1,8 @@
 """The memory graph (LangGraph): screen → extract → dedup → write.
 
 screen    the secret veto on the whole message (a message holding a secret never reaches the model),
-          then the gate (memory/fact_gate.py): a message that holds no lasting fact costs no model call
+          then the gate (memory/fact_gate.py): a message that holds no lasting fact costs no model call,
+          nor one that only asks or supposes (memory/asked.py), unless it states a wish for answers
 extract   the LLM lists the message's lasting facts as third-person statements, each with its file
           (JSON-schema constrained; memory/extractor.py); where it lists none and the message states
           how the user wants answers (memory/preference_gate.py), it is asked for that wish; each
@@ -21,6 +22,7 @@ The input is only the user's own message; answers and document text never enter 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import TypedDict
 
@@ -28,6 +30,7 @@ from langgraph.graph import END, START, StateGraph
 
 from core.schemas import MemoryFact, MemoryOutcome, MemorySkip, MemoryWrite
 from core.secrets import find_secret
+from memory.asked import said_part
 from memory.dedup import DedupResult, canonical_times, compare, different_slots
 from memory.extractor import (
     FirstPerson,
@@ -107,6 +110,9 @@ class MemoryGraph:
             return {"screened": False, "skipped": [MemorySkip(text=message[:80], reason=f"it holds {secret}")]}
         if not self._gate.holds_fact(message):
             return {"screened": False, "skipped": [MemorySkip(text=message[:80], reason="no lasting fact in it")]}
+        # What a message only asks is never kept (memory/extractor.py `checked`): no model call for it.
+        if not said_part(message, state["lang"]).strip() and not self._preference.states_preference(message):
+            return {"screened": False, "skipped": [MemorySkip(text=message[:80], reason="it only asks")]}
         return {"screened": True}
 
     def _extract(self, state: MemoryState) -> MemoryState:
@@ -121,9 +127,10 @@ class MemoryGraph:
         if not facts:
             skipped.append(MemorySkip(text=message[:80], reason="no lasting fact about you or your company"))
         candidates: list[_Candidate] = []
+        wish = bool(facts) and self._preference.states_preference(message)
         for fact in facts:
             try:
-                fact = self._checked(fact, message, lang)
+                fact = self._checked(fact, message, lang, wish)
             except Rejected as rejected:
                 skipped.append(MemorySkip(text=fact.statement[:80], reason=str(rejected)))
                 continue
@@ -141,7 +148,7 @@ class MemoryGraph:
         except LLMError as exc:
             raise Rejected(f"the memory model could not be loaded ({exc})") from exc
 
-    def _checked(self, fact: MemoryFact, message: str, lang: str) -> MemoryFact:
+    def _checked(self, fact: MemoryFact, message: str, lang: str, wish: bool = False) -> MemoryFact:
         """The fact checked against the message, filed by whose clause it restates (memory/speaker.py).
 
         A statement the model copied in the first person (the 0.5B does: "We deploy every release with
@@ -150,24 +157,26 @@ class MemoryGraph:
         December" → "The busiest month is December."); a COMPANY statement from a clause in no
         one's person is given back to get the company as its subject ("The fiscal year ends on 31
         March."). A USER line restating what the message said of the company gets the company as its
-        subject."""
+        subject. `wish`: the message states how the user wants answers, so its requests ("give me
+        bullet points from now on") are what it says (memory/asked.py)."""
+        check = functools.partial(checked, wish=wish)
         try:
-            fact = checked(fact, message, lang)
+            fact = check(fact, message, lang)
         except FirstPerson:
-            fact = checked(restate(self._model(), fact, lang), message, lang)
+            fact = check(restate(self._model(), fact, lang), message, lang)
         except NotAbout:
             clause = source_clause(fact.statement, message, lang)
             if clause is None or clause.asked:
                 raise
             if clause.owner is not None:
                 said = MemoryFact(target=clause.owner, statement=clause.text)
-                fact = checked(restate(self._model(), said, lang), message, lang)
+                fact = check(restate(self._model(), said, lang), message, lang)
             elif fact.target == "COMPANY":
-                fact = checked(with_company_subject(self._model(), fact, lang), message, lang)
+                fact = check(with_company_subject(self._model(), fact, lang), message, lang)
             else:
                 raise
         if fact.target == "USER" and owner(fact.statement, message, lang) == "COMPANY":
-            fact = checked(as_company(fact), message, lang)
+            fact = check(as_company(fact), message, lang)
         return fact
 
     def _dedup(self, state: MemoryState) -> MemoryState:

@@ -34,6 +34,17 @@ def fact(statement: str, target: str = "USER") -> MemoryFact:
             fact("Orvik Tools ships from Bergen.", "COMPANY"),
         ),
         ("Ich wohne in Graz.", fact("Der Nutzer wohnt in Graz."), fact("Der Nutzer wohnt in Graz.")),
+        # A fact said beside a question is kept, before or after it.
+        (
+            "I drive an EV — where can I charge it at the depot?",
+            fact("The user drives an EV."),
+            fact("The user drives an EV."),
+        ),
+        (
+            "who signs off expenses? I'm the Kestrel project's finance lead",
+            fact("The user is the Kestrel project's finance lead."),
+            fact("The user is the Kestrel project's finance lead."),
+        ),
     ],
 )
 def test_a_faithful_statement_is_kept_tidied(message: str, made: MemoryFact, kept: MemoryFact) -> None:
@@ -53,6 +64,11 @@ def test_a_faithful_statement_is_kept_tidied(message: str, made: MemoryFact, kep
         ("hello", fact("  "), "empty statement"),
         ("Is our VPN split-tunnel?", fact("The company's VPN is split-tunnel.", "COMPANY"), "asks, not what it says"),
         ("We ship on Fridays - do refunds go out then too?", fact("Refunds go out on Fridays.", "COMPANY"), "asks"),
+        # An earlier clause of a question that opens like one, a question typed without its mark, a condition.
+        ("How long is our warranty, and who fixes it?", fact("The company has a warranty.", "COMPANY"), "asks"),
+        ("where do i submit my timesheet", fact("The user submits a timesheet."), "asks"),
+        ("If I switch to the Oslo team, does my salary change?", fact("The user switches to the Oslo team."), "asks"),
+        ("Falls wir Rust einführen, wer schult uns?", fact("Das Unternehmen führt Rust ein.", "COMPANY"), "asks"),
     ],
 )
 def test_an_unfaithful_or_misformed_statement_is_rejected(message: str, made: MemoryFact, reason: str) -> None:

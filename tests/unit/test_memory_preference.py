@@ -69,3 +69,31 @@ def test_a_one_off_request_or_a_question_is_not_asked_for_a_wish(embed, tmp_path
     outcome = graph(embed, tmp_path, llm).run(message)
     assert outcome.writes == []
     assert len(llm.calls) <= 1  # the gate may spare even the facts call; never the wish call
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["how do we book the big meeting room", "If I join the Paris office, do I keep my car allowance?"],
+)
+def test_a_message_that_only_asks_or_supposes_costs_no_model_call(embed, tmp_path: Path, message: str) -> None:  # type: ignore[no-untyped-def]
+    llm = ListsNothingLLM(WISH)
+    outcome = graph(embed, tmp_path, llm).run(message)
+    assert outcome.writes == [] and llm.calls == []
+    assert [skip.reason for skip in outcome.skipped] in (["it only asks"], ["no lasting fact in it"])
+
+
+class ListsTheWishLLM(ListsNothingLLM):
+    """Lists the wish as the message's fact (what the 1.5B does with a request made standing)."""
+
+    def complete_json(self, messages: list[ChatMessage], schema: dict[str, Any], max_tokens: int) -> str:
+        self.calls.append(messages)
+        return json.dumps({"facts": [{"target": "USER", "statement": self.wish}]})
+
+
+def test_a_request_made_standing_is_kept_even_where_the_preference_gate_misses_it(embed, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    wish = "The user wants tables instead of bullet lists."
+    message = "give me tables instead of bullet lists from now on"
+    llm = ListsTheWishLLM(wish)
+    assert [w.summary for w in graph(embed, tmp_path, llm).run(message).writes] == [wish]
+    once = "give me tables instead of bullet lists for the Q3 figures"
+    assert graph(embed, tmp_path / "once", ListsTheWishLLM(wish)).run(once).writes == []

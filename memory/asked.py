@@ -1,0 +1,148 @@
+"""What part of a message asks or supposes rather than states: memory keeps only what was said.
+
+A question holds first-person words ("how do I export my chat history", "Does our NDA template cover
+subcontractors?") and a condition holds a whole clause ("If I move to Lisbon, would my contract
+change?"), yet neither says anything about the user or the company. A line the memory model wrote from
+such a clause is not a fact of theirs (the real-documents eval showed the 1.5B storing "The company's
+WARN report is updated every month." from a question about how often it is updated).
+
+A message is cut into sentences, and each sentence into clauses at commas, dashes and colons. A clause
+is asked when it opens a question: a wh-word, or an auxiliary before its subject ("am I allowed",
+"do we have"), in a sentence that ends in "?" or has no end mark (messages typed without one); the
+last clause before a "?" is asked whatever its form ("I'm based in Lyon, what are the parking
+rules?"); so is a request to the assistant ("show me my contract's notice period"), unless an adverb
+makes it standing ("from now on", "always": a wish about answers, which memory keeps). A clause is
+supposed when it opens with a conditional ("if", "si", "falls"). A clause with a verb of keeping
+("can you store that I need a standing desk") asks to remember what it says: it is said. The words are each language's
+closed-class grammar words and its verbs of asking for information, not phrasings of any message.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Words that open a question, per language: wh-words, save those that also open a statement ("come",
+# "como": "as"; "por", "que"). A Spanish question's "¿" opens one in any language.
+INTERROGATIVES: dict[str, str] = {
+    "en": "who whom whose what what's whats when where where's which why how how's",
+    "fr": "qui que quoi quand où pourquoi comment quel quelle quels quelles combien lequel laquelle est-ce qu'est-ce",
+    "de": "wer wen wem wessen was wann wo woher wohin warum weshalb wie welche welcher welches welchen wieso",
+    "es": "quién quiénes qué cuándo dónde cuál cuáles cómo cuánto cuánta cuántos cuántas",
+    "it": "chi cosa quando dove perché quale quali quanto quanta quanti quante",
+    "pt": "quem quando onde qual quais quanto quanta quantos quantas",
+    "nl": "wie wat wanneer waar waarom hoe welke welk hoeveel",
+}
+# English auxiliaries: one before a subject pronoun opens a question ("can I", "is our", "do we").
+AUXILIARIES = "am is are was were do does did can could should would will shall may might must have has had"
+SUBJECTS = "i we you our my it there the this that they he she"
+# Verbs that open a request for information from the assistant ("show me …", "summarise my review"):
+# asked, like a question. "Remember", "note" are not among them: they open what the user states.
+REQUESTS: dict[str, str] = {
+    "en": "tell show give find list summarise summarize explain compare describe search look translate draft",
+    "fr": "dis dites montre montrez donne donnez trouve trouvez liste listez résume résumez explique expliquez "
+    "compare comparez décris décrivez cherche cherchez",
+    "de": "sag sage zeig zeige gib finde liste fasse erkläre erklär vergleiche beschreibe such suche",
+    "es": "dime dame muestra muéstrame encuentra lista resume explica explícame compara describe busca",
+    "it": "dimmi dammi mostra mostrami trova elenca riassumi spiega spiegami confronta descrivi cerca",
+    "pt": "diga diz mostre mostra dê encontre liste resuma resume explique explica compare descreva procure",
+    "nl": "vertel toon geef vind noem vat leg vergelijk beschrijf zoek",
+}
+# Adverbs of time that make a request standing ("give me tables from now on", "never start with a
+# summary"): such a request states how the user wants answers, and is kept as said.
+STANDING: dict[str, str] = {
+    "en": "always|never|from now on|going forward|in future|in the future|every time|each time|by default|anymore",
+    "fr": "toujours|jamais|désormais|dorénavant|à l'avenir|à partir de maintenant|chaque fois",
+    "de": "immer|nie|niemals|ab jetzt|ab sofort|künftig|zukünftig|in zukunft|jedes mal",
+    "es": "siempre|nunca|de ahora en adelante|en adelante|a partir de ahora|cada vez",
+    "it": "sempre|mai|d'ora in poi|da ora in poi|in futuro|ogni volta",
+    "pt": "sempre|nunca|daqui em diante|a partir de agora|de agora em diante|cada vez",
+    "nl": "altijd|nooit|voortaan|vanaf nu|in de toekomst|elke keer",
+}
+# Verbs of keeping, addressed to the assistant ("remember that …", "can you store that I need a
+# standing desk"): the clause asks to remember what it says, so it is said, however it is phrased.
+KEEPING: dict[str, str] = {
+    "en": "remember store note save memorise memorize",
+    "fr": "retiens retenez retenir note notez noter enregistre enregistrez enregistrer garde gardez garder "
+    "mémorise mémorisez mémoriser",
+    "de": "merk merke merken speicher speichere speichern notier notiere notieren behalte behalten",
+    "es": "recuerda recuerde recordar guarda guarde guardar anota anote anotar apunta apunte apuntar memoriza",
+    "it": "ricorda ricordati ricordare salva salvare annota annotare memorizza memorizzare",
+    "pt": "lembra lembre lembrar guarda guarde guardar anota anote anotar memoriza memorize memorizar",
+    "nl": "onthoud onthouden bewaar bewaren noteer noteren",
+}
+# Who a request is addressed to: "you" in each language (also the end of "peux-tu", "können Sie").
+ADDRESSED = {"you", "u", "tu", "vous", "du", "sie", "jij", "je", "você", "lei", "usted", "ustedes"}
+_POLITE = {"please", "pls", "kindly", "bitte", "merci", "svp", "por", "favor", "per", "piacere", "alsjeblieft"}
+# Words that open a supposition. Ambiguous ones are left out ("wenn" is also "when", "als" also "as").
+CONDITIONALS: dict[str, str] = {
+    "en": "if unless suppose supposing assuming",
+    "fr": "si supposons",
+    "de": "falls angenommen sofern",
+    "es": "si suponiendo",
+    "it": "se supponiamo",
+    "pt": "se caso supondo",
+    "nl": "indien stel",
+}
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*|[.!?]+")
+_CLAUSE = re.compile(r"[,;:—–()]+|\s-\s")
+_WORD = re.compile(r"[^\W_][\w'’-]*|¿")
+
+
+def said_part(message: str, lang: str = "en", requests_asked: bool = True) -> str:
+    """The message without its asked and supposed clauses: what it states. `requests_asked` False keeps
+    requests to the assistant (a standing wish is stated as one: "give me bullet points as a rule")."""
+    kept: list[str] = []
+    requests_asked = requests_asked and not _standing(message, lang)
+    for match in _SENTENCE.finditer(message):
+        sentence = match.group().strip()
+        end = sentence[-1] if sentence and sentence[-1] in ".!?" else ""
+        pieces = [piece for piece in _CLAUSE.split(sentence.rstrip(".!?")) if piece.strip()]
+        for n, piece in enumerate(pieces):
+            words = [w.lower().replace("’", "'") for w in _WORD.findall(piece)]
+            if _keeps(words, lang):
+                kept.append(piece)
+                continue
+            last_of_question = end == "?" and n == len(pieces) - 1
+            opens_question = end in ("?", "") and _opens_question(words, lang)
+            requested = requests_asked and _requests(words, lang)
+            if last_of_question or opens_question or requested or _supposes(words, lang):
+                continue
+            kept.append(piece)
+    return " ".join(kept)
+
+
+def _keeps(words: list[str], lang: str) -> bool:
+    """A verb of keeping opens the clause (after any word of politeness) or follows "you"."""
+    verbs = set(KEEPING["en"].split()) | set(KEEPING.get(lang, "").split())
+    words = [word for word in words if word not in _POLITE]
+    return any(
+        word.split("-")[0] in verbs and (n == 0 or words[n - 1].split("-")[-1] in ADDRESSED)
+        for n, word in enumerate(words)
+    )
+
+
+def _standing(message: str, lang: str) -> bool:
+    phrases = STANDING["en"].split("|") + STANDING.get(lang, "").split("|")
+    text = " " + " ".join(w.lower().replace("’", "'") for w in _WORD.findall(message)) + " "
+    return any(f" {phrase} " in text for phrase in phrases if phrase)
+
+
+def _requests(words: list[str], lang: str) -> bool:
+    """The clause opens with a request verb, after any word of politeness."""
+    opening = next((word for word in words if word not in _POLITE), "").split("-")[0]  # "résume-moi"
+    return opening in set(REQUESTS["en"].split()) | set(REQUESTS.get(lang, "").split())
+
+
+def _opens_question(words: list[str], lang: str) -> bool:
+    if not words:
+        return False
+    wh = set(INTERROGATIVES["en"].split()) | set(INTERROGATIVES.get(lang, "").split()) | {"¿"}
+    if words[0] in wh:
+        return True
+    return len(words) > 1 and words[0] in AUXILIARIES.split() and words[1] in SUBJECTS.split()
+
+
+def _supposes(words: list[str], lang: str) -> bool:
+    conditional = set(CONDITIONALS["en"].split()) | set(CONDITIONALS.get(lang, "").split())
+    first, second = [*words, "", ""][:2]
+    return first in conditional or (first, second) == ("in", "case") or (first == "say" and second in ("i", "we"))

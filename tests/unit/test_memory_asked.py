@@ -1,0 +1,68 @@
+"""What of a message is asked or supposed, and so never stored as a fact (memory/asked.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.asked import said_part
+
+
+@pytest.mark.parametrize(
+    ("message", "lang", "said"),
+    [
+        ("Which printers can I use on the third floor?", "en", ""),
+        ("how do we request a new mailbox", "en", ""),  # no question mark
+        ("is my access card still valid", "en", ""),
+        ("What's our VAT number, and where is it printed?", "en", ""),
+        ("Unless I hear back, should I send the invoice?", "en", ""),
+        ("Quand est-ce que la cantine ferme ?", "fr", ""),
+        ("Se cambio ufficio, chi mi avvisa?", "it", ""),
+        ("I handle the Nordic accounts, so which price list applies?", "en", "I handle the Nordic accounts"),
+        ("Our canteen closes at 3. Can I eat at my desk?", "en", "Our canteen closes at 3"),
+        ("Wir nutzen Slack – wo finde ich den Kanal?", "de", "Wir nutzen Slack"),
+        ("When I started here we had nine staff.", "en", "When I started here we had nine staff"),
+    ],
+)
+def test_only_what_the_message_states_is_left(message: str, lang: str, said: str) -> None:
+    assert said_part(message, lang).strip() == said
+
+
+@pytest.mark.parametrize(
+    ("message", "lang", "said"),
+    [
+        ("Please list the open actions from my last one-to-one.", "en", ""),
+        ("Describe our escalation process for a new starter", "en", ""),
+        ("Résume-moi notre politique de télétravail.", "fr", ""),
+        ("Remember that I'm allergic to nuts.", "en", "Remember that I'm allergic to nuts"),
+        ("Note that our office moved to Dock Road.", "en", "Note that our office moved to Dock Road"),
+    ],
+)
+def test_a_request_to_the_assistant_is_asked_and_a_request_to_remember_is_said(
+    message: str, lang: str, said: str
+) -> None:
+    assert said_part(message, lang).strip() == said
+
+
+@pytest.mark.parametrize(
+    ("message", "lang"),
+    [
+        ("show me the risks first from now on", "en"),
+        ("Never give me more than five bullets.", "en"),
+        ("Donne-moi désormais les chiffres en euros.", "fr"),
+        ("Zeig mir künftig zuerst die Quelle.", "de"),
+    ],
+)
+def test_a_request_made_standing_by_an_adverb_of_time_is_said(message: str, lang: str) -> None:
+    assert said_part(message, lang).strip() == message.rstrip(".")
+
+
+@pytest.mark.parametrize(
+    ("message", "lang"),
+    [
+        ("could you remember that I'm on the Bristol rota", "en"),
+        ("Can you note that our VAT quarter ends in May?", "en"),
+        ("Peux-tu retenir que je suis daltonien ?", "fr"),
+    ],
+)
+def test_a_question_asking_to_keep_something_is_said(message: str, lang: str) -> None:
+    assert said_part(message, lang).strip() == message.rstrip("?").strip()
