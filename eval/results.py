@@ -39,8 +39,14 @@ class QuestionResult(BaseModel):
     withheld: bool = Field(
         default=False, description="Refused because no passage held the model's reply (at every strictness level)."
     )
+    withheld_reply: str | None = Field(
+        default=None, description="The model's reply that was withheld: what the support check read."
+    )
     restated: str | None = Field(
         default=None, description="The model's own answer, replaced because it did not state its answer phrase."
+    )
+    memory_writes: list[str] = Field(
+        default_factory=list, description="Memory lines the question wrote (a question about documents writes none)."
     )
     error: str | None = None
     citations: list[CitedSource] = Field(default_factory=list)

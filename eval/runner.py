@@ -297,7 +297,9 @@ def score_question(
         search_query=answer.search_query,
         refused=answer.refused,
         withheld=answer.withheld is not None,
+        withheld_reply=answer.withheld,
         restated=answer.restated,
+        memory_writes=[f"{write.target}: {write.summary}" for write in answer.memory_writes],
         error=answer.error,
         citations=[
             CitedSource(

@@ -115,7 +115,7 @@ class SupportChecker:
         overlap = len(terms & available) / len(terms)
         keys = key_terms(text)
         figures = {term.replace(",", "") for term in available}  # once, not for every key term
-        missing = [term for term in keys if not _present(term, available, figures)]
+        missing = [term for term in keys if not _present(term, available, figures, source_text)]
         score = max(overlap, similarity or 0.0)
         if all(hits[n - 1].chunk.lang != lang for n in sources):
             # Sources in another language than the answer share its figures and names, not its words
@@ -186,14 +186,17 @@ def _terms(text: str) -> set[str]:
     return set(tokenize(_POSSESSIVE_IN_TEXT.sub(r"\1", text)))
 
 
-def _present(term: str, available: set[str], figures: set[str]) -> bool:
+def _present(term: str, available: set[str], figures: set[str], source_text: str) -> bool:
     """A number must occur among the source's `figures` (its terms without commas) as it is, its
     commas aside ("1,200" is backed by "1200" and the reverse; "4,16" and "10.000,00", decimal commas,
     by themselves). A name's words may differ in their ending ("Europe" is backed by "European",
     "Norman" by "Normans"): a stem of four letters or more that begins a source term, or that a source
-    term begins, counts."""
+    term begins, counts. A name written in the source as it is, between non-letters, is there whatever
+    the tokenizer made of its surroundings ("P" and "N" of "(P/N)", which it keeps as one term)."""
     if term[0].isdigit():
         return term.replace(",", "") in figures
+    if re.search(rf"(?<!\w){re.escape(term)}(?!\w)", source_text):
+        return True
     for word in tokenize(term):
         if word in available:
             continue

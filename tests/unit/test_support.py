@@ -100,6 +100,15 @@ def test_initials_and_codes_are_one_key_term_each() -> None:
     assert not changed.supported and changed.missing == ["P12.1.3"]
 
 
+def test_a_name_written_as_it_is_in_a_compound_of_the_source_is_held() -> None:
+    # The tokenizer keeps "(P/N)" as the one term "p/n"; the sentence's names "P" and "N" stand in it.
+    part = [_hit(1, "Install the valve, part number (P/N) 88–QX–12, on pump A and pump B.")]
+    [held] = check(LEXICAL, "Install the valve with part number (P/N) 88–QX–12 on pump A and pump B [1].", part)
+    assert held.supported and held.missing == []
+    [other] = check(LEXICAL, "Install the valve with part number (P/N) 88–QX–12 on pump C [1].", part)
+    assert not other.supported and other.missing == ["C"]
+
+
 @pytest.fixture(scope="module")
 def embed() -> Embed:
     return Embedder(get_settings()).embed
