@@ -13,8 +13,9 @@ last clause before a "?" is asked whatever its form ("I'm based in Lyon, what ar
 rules?"); so is a request to the assistant ("show me my contract's notice period"), unless an adverb
 makes it standing ("from now on", "always": a wish about answers, which memory keeps). A clause is
 supposed when it opens with a conditional ("if", "si", "falls"). A clause with a verb of keeping
-("can you store that I need a standing desk") asks to remember what it says: it is said. The words are each language's
-closed-class grammar words and its verbs of asking for information, not phrasings of any message.
+("can you store that I need a standing desk") asks to remember what it says: it is said. The words
+are each language's closed classes and its verbs of asking and of keeping, not phrasings of any
+message.
 """
 
 from __future__ import annotations
