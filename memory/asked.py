@@ -89,6 +89,25 @@ _CLAUSE = re.compile(r"[,;:—–()]+|\s-\s")
 _WORD = re.compile(r"[^\W_][\w'’-]*|¿")
 
 
+def _parsed(table: dict[str, str], separator: str | None = None) -> dict[str, frozenset[str]]:
+    return {lang: frozenset(text.split(separator)) for lang, text in table.items()}
+
+
+_TABLES = {
+    "interrogatives": _parsed(INTERROGATIVES),
+    "requests": _parsed(REQUESTS),
+    "standing": _parsed(STANDING, "|"),
+    "keeping": _parsed(KEEPING),
+    "conditionals": _parsed(CONDITIONALS),
+}
+
+
+def _vocabulary(table: str, lang: str) -> frozenset[str]:
+    """A table's words (or phrases) in English and in the message's language."""
+    words = _TABLES[table]
+    return words["en"] | words.get(lang, frozenset())
+
+
 def said_part(message: str, lang: str = "en", requests_asked: bool = True) -> str:
     """The message without its asked and supposed clauses: what it states. `requests_asked` False keeps
     requests to the assistant (a standing wish is stated as one: "give me bullet points as a rule")."""
@@ -114,7 +133,7 @@ def said_part(message: str, lang: str = "en", requests_asked: bool = True) -> st
 
 def _keeps(words: list[str], lang: str) -> bool:
     """A verb of keeping opens the clause (after any word of politeness) or follows "you"."""
-    verbs = set(KEEPING["en"].split()) | set(KEEPING.get(lang, "").split())
+    verbs = _vocabulary("keeping", lang)
     words = [word for word in words if word not in _POLITE]
     return any(
         word.split("-")[0] in verbs and (n == 0 or words[n - 1].split("-")[-1] in ADDRESSED)
@@ -123,27 +142,28 @@ def _keeps(words: list[str], lang: str) -> bool:
 
 
 def _standing(message: str, lang: str) -> bool:
-    phrases = STANDING["en"].split("|") + STANDING.get(lang, "").split("|")
     text = " " + " ".join(w.lower().replace("’", "'") for w in _WORD.findall(message)) + " "
-    return any(f" {phrase} " in text for phrase in phrases if phrase)
+    return any(f" {phrase} " in text for phrase in _vocabulary("standing", lang))
 
 
 def _requests(words: list[str], lang: str) -> bool:
     """The clause opens with a request verb, after any word of politeness."""
     opening = next((word for word in words if word not in _POLITE), "").split("-")[0]  # "résume-moi"
-    return opening in set(REQUESTS["en"].split()) | set(REQUESTS.get(lang, "").split())
+    return opening in _vocabulary("requests", lang)
 
 
 def _opens_question(words: list[str], lang: str) -> bool:
     if not words:
         return False
-    wh = set(INTERROGATIVES["en"].split()) | set(INTERROGATIVES.get(lang, "").split()) | {"¿"}
-    if words[0] in wh:
+    if words[0] in _vocabulary("interrogatives", lang) or words[0] == "¿":
         return True
     return len(words) > 1 and words[0] in AUXILIARIES.split() and words[1] in SUBJECTS.split()
 
 
 def _supposes(words: list[str], lang: str) -> bool:
-    conditional = set(CONDITIONALS["en"].split()) | set(CONDITIONALS.get(lang, "").split())
     first, second = [*words, "", ""][:2]
-    return first in conditional or (first, second) == ("in", "case") or (first == "say" and second in ("i", "we"))
+    return (
+        first in _vocabulary("conditionals", lang)
+        or (first, second) == ("in", "case")
+        or (first == "say" and second in ("i", "we"))
+    )
