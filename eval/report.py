@@ -93,6 +93,8 @@ def run_markdown(run: EvalRun, paths: ReportPaths | None = None, level: int = 1)
         f"- reranker: {run.models.reranker}",
         "- settings: " + ", ".join(f"`{k}={v}`" for k, v in run.settings.items() if k != "ragas_judge"),
         f"- RAGAS judge: {run.settings.get('ragas_judge', '–')}",
+        f"- memory the home started with: {len(run.memory_given)} lines"
+        + "".join(f"; {entry}" for entry in run.memory_given),
         f"- memory lines the questions wrote: {sum(len(q.memory_writes) for q in run.questions)}"
         + "".join(f"; {q.id}: {'; '.join(q.memory_writes)}" for q in run.questions if q.memory_writes),
         "",

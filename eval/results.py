@@ -90,6 +90,9 @@ class EvalRun(BaseModel):
     latency_ms: dict[str, dict[str, float | None]] = Field(description="stage → {p50, p95, n}")
     targets: list[TargetCheck]
     warnings: list[str] = Field(default_factory=list)
+    memory_given: list[str] = Field(
+        default_factory=list, description="The memory entries the home started with (`ragchat eval --memory`)."
+    )
 
 
 class Delta(BaseModel):

@@ -133,21 +133,44 @@ def run_eval(
     progress: Progress | None = None,
     ragas: bool = True,
     label: str = "run",
+    memory: Path | None = None,
 ) -> EvalRun:
     """Index the dataset's documents in a temporary home, ask every question, score the answers.
 
     `llm`: an already loaded model to use (the app's), instead of loading one from `settings`.
+    `memory`: a folder whose USER_MEMORY.md and COMPANY_MEMORY.md the home starts with, so that the
+    answers are scored as a user with a memory gets them (memory lines are in every prompt they fit).
     """
     report = progress or (lambda done, total, what: None)
     started_at = datetime.now(UTC)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="ragchat-eval-") as home:
+        given = _start_memory(memory, Path(home))
         session = open_subject(settings.model_copy(update={"home": Path(home)}), llm)
         try:
-            return _run(dataset, session, report, ragas, label, started_at, started)
+            run = _run(dataset, session, report, ragas, label, started_at, started)
+            return run.model_copy(update={"memory_given": given})
         finally:
             del session
             gc.collect()  # Chroma's and llama.cpp's handles go before the next configuration loads
+
+
+MEMORY_FILES = ("USER_MEMORY.md", "COMPANY_MEMORY.md")
+
+
+def _start_memory(folder: Path | None, home: Path) -> list[str]:
+    """The memory files of `folder` copied into the evaluation's home; the entries they hold."""
+    if folder is None:
+        return []
+    entries: list[str] = []
+    for name in MEMORY_FILES:
+        source = folder / name
+        if not source.is_file():
+            raise EvalError(f"{source} does not exist (a --memory folder holds {' and '.join(MEMORY_FILES)})")
+        text = source.read_text(encoding="utf-8")
+        (home / name).write_text(text, encoding="utf-8")
+        entries += [line[2:].strip() for line in text.splitlines() if line.startswith("- ")]
+    return entries
 
 
 def _run(
@@ -406,14 +429,24 @@ def run_comparison(
     *,
     progress: Progress | None = None,
     ragas: bool = True,
+    memory: Path | None = None,
 ) -> Comparison:
     """The dataset under `settings`, then under `settings` with `overrides`, one after the other (two
     models never sit in memory together); the answering model is loaded once when both share it."""
     variant_settings = apply_overrides(settings, overrides)
     shared = build_llm(settings) if _same_llm(settings, variant_settings) else None
-    base = run_eval(dataset, settings, open_subject, llm=shared, progress=progress, ragas=ragas, label="base")
+    base = run_eval(
+        dataset, settings, open_subject, llm=shared, progress=progress, ragas=ragas, label="base", memory=memory
+    )
     variant = run_eval(
-        dataset, variant_settings, open_subject, llm=shared, progress=progress, ragas=ragas, label=_label(overrides)
+        dataset,
+        variant_settings,
+        open_subject,
+        llm=shared,
+        progress=progress,
+        ragas=ragas,
+        label=_label(overrides),
+        memory=memory,
     )
     return compare(base, variant, overrides)
 

@@ -30,6 +30,9 @@ def add_eval(sub: Subcommands) -> None:
     p.add_argument("--out", type=Path, help="report folder (default RAGCHAT_EVAL_REPORTS_DIR, reports/)")
     p.add_argument("--name", default="eval", help="report file name stem (default eval)")
     p.add_argument("--no-ragas", action="store_true", help="skip the RAGAS metrics")
+    p.add_argument(
+        "--memory", type=Path, help="a folder whose USER_MEMORY.md and COMPANY_MEMORY.md the evaluation starts with"
+    )
     add_strictness_flag(p)
     p.add_argument("--json", action="store_true", help="print the whole result as JSON")
     p.set_defaults(func=cmd_eval)
@@ -57,10 +60,18 @@ def cmd_eval(args: argparse.Namespace) -> int:
         result: EvalRun | Comparison
         if overrides:
             result = run_comparison(
-                dataset, settings, overrides, _eval_subject, progress=progress, ragas=not args.no_ragas
+                dataset,
+                settings,
+                overrides,
+                _eval_subject,
+                progress=progress,
+                ragas=not args.no_ragas,
+                memory=args.memory,
             )
         else:
-            result = run_eval(dataset, settings, _eval_subject, progress=progress, ragas=not args.no_ragas)
+            result = run_eval(
+                dataset, settings, _eval_subject, progress=progress, ragas=not args.no_ragas, memory=args.memory
+            )
     except (DatasetError, EvalError, ValueError) as exc:
         print(f"ragchat eval: {exc}", file=sys.stderr)
         return 2
