@@ -152,6 +152,7 @@ def main() -> None:
                 settings.memory_related_similarity,
                 MemoryGates.from_settings(settings),
                 settings.memory_update_similarity,
+                settings.memory_relevant_similarity,
             )
             started = time.perf_counter()
             lang = "en" if args.english_lines else detect(row["message"])

@@ -651,6 +651,13 @@ class MemorySettings(BaseModel):
         description="A new fact this close to a stored entry (cosine), and not settled by memory_related_similarity, "
         "is put to the memory model beside it: the same fact, a change of it (replaced), or another fact.",
     )
+    memory_relevant_similarity: float = Field(
+        default=0.45,
+        ge=0.0,
+        le=1.0,
+        description="A question with no first-person word gets the memory lines in its prompt only this close "
+        "(cosine) to one of them; lines a question does not bear on distract the model (memory/relevance.py).",
+    )
     memory_context_tokens: int = Field(
         default=200, description="Most tokens of memory entries in a prompt; beyond it, the closest to the question."
     )

@@ -13,9 +13,12 @@ import numpy as np
 
 from core.schemas import MemoryEvent, MemoryFacts, MemoryOutcome, MemoryUndo
 from core.text import estimate_tokens
+from memory.fact_gate import GateWeights
 from memory.markdown_store import MemoryFile
 from memory.memory_log import MemoryLog
+from memory.preference_gate import PREFERENCE_WEIGHTS
 from memory.prefilter import screen
+from memory.relevance import speaks_of_self
 from providers.llm.base import LLM
 
 if TYPE_CHECKING:
@@ -36,6 +39,7 @@ class Memory:
         related_similarity: float,
         gates: MemoryGates,
         update_similarity: float,
+        relevant_similarity: float,
     ) -> None:
         self.files = files
         self._log = log
@@ -45,6 +49,7 @@ class Memory:
         self._related_similarity = related_similarity
         self._gates = gates
         self._update_similarity = update_similarity
+        self._relevant_similarity = relevant_similarity
         self._vectors: dict[str, np.ndarray] = {}  # entry text → unit vector (entries change rarely)
 
     @cached_property
@@ -120,6 +125,16 @@ class Memory:
         vectors = self._unit_vectors(list(dict.fromkeys([question, in_third_person(question)])))
         return float(max(self._entry_vector(e) @ v for e in entries for v in vectors))
 
+    @cached_property
+    def _wish_weights(self) -> GateWeights:
+        return GateWeights.load(PREFERENCE_WEIGHTS)
+
+    def _states_wish(self, entry: str) -> bool:
+        """The entry is a standing wish about answers ("The user prefers short answers."): the preference
+        gate, on the entry's cached vector."""
+        vector = self._entry_vector(entry)[None, :]
+        return float(self._wish_weights.probability(vector)[0]) >= self._gates.preference
+
     def _entry_vector(self, entry: str) -> np.ndarray:
         if entry not in self._vectors:
             self._vectors[entry] = self._unit_vectors([entry])[0]
@@ -129,11 +144,17 @@ class Memory:
         vectors = np.asarray(self._embed(texts), dtype=np.float32)
         return vectors / (np.linalg.norm(vectors, axis=1, keepdims=True) + 1e-12)
 
-    def context_for(self, question: str) -> MemoryFacts:
-        """The entries for an answer's prompt: all of them while they fit the memory token budget
-        (the usual case: a few lines), else the ones closest in meaning to the question."""
+    def context_for(self, question: str, lang: str = "en") -> MemoryFacts:
+        """The entries for an answer's prompt: only the standing wishes about answers when the question
+        is not about the user or their company (`memory.relevance`); of those, all while they fit the
+        memory token budget (the usual case: a few lines), else the ones closest in meaning to the
+        question."""
         facts = self.facts()
         entries = [("USER", e) for e in facts.user] + [("COMPANY", e) for e in facts.company]
+        if entries and not (
+            speaks_of_self(question, lang) or self.closeness(question, facts) >= self._relevant_similarity
+        ):
+            entries = [(target, e) for target, e in entries if self._states_wish(e)]
         if sum(estimate_tokens(e) + 2 for _, e in entries) > self._context_tokens:
             question_vector = self._unit_vectors([question])[0]
             order = np.argsort([-(self._entry_vector(e) @ question_vector) for _, e in entries])

@@ -227,7 +227,7 @@ class AnswerPipeline:
             # notice period?") is a search, answered from passages; asked back only if none matches.
             if not scope.several:
                 return self._about_documents(state, route, scope)
-        state.memory = self._memory.context_for(question) if self._memory is not None else MemoryFacts()
+        state.memory = self._memory.context_for(question, state.lang) if self._memory is not None else MemoryFacts()
         closeness = self.choose_source.memory_closeness(question, state.memory)
         personal = self.choose_source.personal(closeness)
         if route is not None and router is not None and not personal and router.leans(route) and scope is None:

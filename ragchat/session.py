@@ -223,6 +223,7 @@ class Session:
             settings.memory_related_similarity,
             MemoryGates.from_settings(settings),
             settings.memory_update_similarity,
+            settings.memory_relevant_similarity,
         )
 
     @cached_property

@@ -163,3 +163,19 @@ def test_a_question_about_the_user_is_answered_from_memory_not_from_a_short_docu
     answer = session.ask("What is my role?")
     assert answer.document_request is None and answer.citations == [], answer
     assert "safety officer" in answer.answer.lower(), answer.answer
+
+
+def test_a_question_about_a_document_is_asked_with_the_standing_wishes_alone(tmp_path: Path) -> None:
+    """Memory facts in a prompt they do not bear on distract the model (a donor's gift answered with "The
+    user earns six figures."); a wish about answers holds nothing to copy and is kept. The real embedder
+    and preference gate; no model runs."""
+    session = open_session(get_settings(home=tmp_path, reranker_dir=tmp_path / "none"))
+    memory = session.memory
+    memory.files["USER"].add("The user prefers short answers.")
+    memory.files["USER"].add("The user earns six figures.")
+    memory.files["COMPANY"].add("The company has 240 employees.")
+    third_party = memory.context_for("How much did Fernando Luis Lorenzo contribute to the campaign?", "en")
+    assert third_party.user == ["The user prefers short answers."] and third_party.company == []
+    for question, lang in [("Which tax schedule applies to me?", "en"), ("Wie viele Leute arbeiten bei uns?", "de")]:
+        every = memory.context_for(question, lang)
+        assert len(every.user) == 2 and every.company == ["The company has 240 employees."], question

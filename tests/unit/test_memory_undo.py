@@ -19,7 +19,9 @@ def no_model() -> None:
 
 def memory_in(folder: Path) -> Memory:
     gates = MemoryGates(0.4, 0.8, {}, 0.2, {}, 0.4)
-    return Memory(memory_files(folder), MemoryLog(folder / "log.sqlite"), no_model, no_model, 200, 0.75, gates, 0.5)  # type: ignore[arg-type]
+    return Memory(
+        memory_files(folder), MemoryLog(folder / "log.sqlite"), no_model, no_model, 200, 0.75, gates, 0.5, 0.45
+    )  # type: ignore[arg-type]
 
 
 def test_undo_takes_back_one_turn_at_a_time(tmp_path: Path) -> None:
