@@ -162,12 +162,14 @@ def _start_memory(folder: Path | None, home: Path) -> list[str]:
     """The memory files of `folder` copied into the evaluation's home; the entries they hold."""
     if folder is None:
         return []
+    missing = [name for name in MEMORY_FILES if not (folder / name).is_file()]
+    if missing:
+        raise EvalError(
+            f"{folder} has no {' or '.join(missing)} (a --memory folder holds {' and '.join(MEMORY_FILES)})"
+        )
     entries: list[str] = []
     for name in MEMORY_FILES:
-        source = folder / name
-        if not source.is_file():
-            raise EvalError(f"{source} does not exist (a --memory folder holds {' and '.join(MEMORY_FILES)})")
-        text = source.read_text(encoding="utf-8")
+        text = (folder / name).read_text(encoding="utf-8")
         (home / name).write_text(text, encoding="utf-8")
         entries += [line[2:].strip() for line in text.splitlines() if line.startswith("- ")]
     return entries
