@@ -54,11 +54,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         os.environ.update(RAGCHAT_HOME=str(Path(tmp) / "home"), RAGCHAT_RERANKER_DIR=str(Path(tmp) / "none"))
         from core.language import LanguageDetector
+        from core.schemas import MemoryFacts
         from core.settings import get_settings
         from memory.markdown_store import memory_files
         from memory.memory import Memory
         from memory.memory_log import MemoryLog
-        from memory.relevance import speaks_of_self
+        from memory.relevance import has_word_table, speaks_of_self
         from memory.sensitive_gate import MemoryGates
         from ragchat.application import App
 
@@ -90,15 +91,21 @@ def main() -> None:
             return memories[key]
 
         def signals(question: str, user: list[str], company: list[str]) -> tuple[bool, float, bool]:
-            """(a first-person word, the closeness to the closest line, a standing wish given anyway)."""
+            """(a first-person word, the closeness to the closest fact, a standing wish given alone),
+            checked against what context_for gives."""
             lang = detect(question)
             memory = memory_of(user, company)
-            own, close = speaks_of_self(question, lang), memory.closeness(question, memory.facts())
+            facts = MemoryFacts(
+                user=[e for e in user if not memory.states_wish(e)],
+                company=[e for e in company if not memory.states_wish(e)],
+            )
+            own, close = speaks_of_self(question, lang), memory.closeness(question, facts)
+            about_self = not has_word_table(lang) or own or close >= settings.memory_relevant_similarity
             given = memory.context_for(question, lang)
-            everything = len(given.user) + len(given.company) == len(user) + len(company)
-            about_self = own or close >= settings.memory_relevant_similarity
-            assert not about_self or everything, question
-            return own, close, bool(given) and not about_self
+            count = len(given.user) + len(given.company)
+            wishes = len(user) + len(company) - len(facts.user) - len(facts.company)
+            assert count == (len(user) + len(company) if about_self else wishes), question
+            return own, close, count > 0 and not about_self
 
         rows = _rows(args.dataset)
         read = [signals(r["question"], r["user"], r["company"]) for r in rows]

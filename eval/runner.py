@@ -35,6 +35,7 @@ from eval.results import (
     QuestionResult,
     TargetCheck,
 )
+from memory.markdown_store import memory_files
 from providers.embedder import Embedder
 from providers.llm.base import LLM
 from providers.llm.factory import build_llm
@@ -139,7 +140,8 @@ def run_eval(
 
     `llm`: an already loaded model to use (the app's), instead of loading one from `settings`.
     `memory`: a folder whose USER_MEMORY.md and COMPANY_MEMORY.md the home starts with, so that the
-    answers are scored as a user with a memory gets them (memory lines are in every prompt they fit).
+    answers are scored as a user with a memory gets them (the facts in the prompts of questions about the
+    user or their company, the standing wishes in every prompt); their entries are listed in the report.
     """
     report = progress or (lambda done, total, what: None)
     started_at = datetime.now(UTC)
@@ -167,12 +169,9 @@ def _start_memory(folder: Path | None, home: Path) -> list[str]:
         raise EvalError(
             f"{folder} has no {' or '.join(missing)} (a --memory folder holds {' and '.join(MEMORY_FILES)})"
         )
-    entries: list[str] = []
     for name in MEMORY_FILES:
-        text = (folder / name).read_text(encoding="utf-8")
-        (home / name).write_text(text, encoding="utf-8")
-        entries += [line[2:].strip() for line in text.splitlines() if line.startswith("- ")]
-    return entries
+        (home / name).write_text((folder / name).read_text(encoding="utf-8"), encoding="utf-8")
+    return [entry for file in memory_files(home).values() for entry in file.entries()]
 
 
 def _run(

@@ -18,7 +18,7 @@ from memory.markdown_store import MemoryFile
 from memory.memory_log import MemoryLog
 from memory.preference_gate import PREFERENCE_WEIGHTS
 from memory.prefilter import screen
-from memory.relevance import speaks_of_self
+from memory.relevance import has_word_table, speaks_of_self
 from providers.llm.base import LLM
 
 if TYPE_CHECKING:
@@ -120,16 +120,20 @@ class Memory:
         role?" → "What is the user's role?": 0.18 → 0.42 to "The user is the site safety officer"), to
         its closest memory entry."""
         entries = [*facts.user, *facts.company]
-        if not entries:
-            return 0.0
-        vectors = self._unit_vectors(list(dict.fromkeys([question, in_third_person(question)])))
-        return float(max(self._entry_vector(e) @ v for e in entries for v in vectors))
+        return max(self._closeness(self._question_vectors(question), entries), default=0.0)
+
+    def _question_vectors(self, question: str) -> np.ndarray:
+        return self._unit_vectors(list(dict.fromkeys([question, in_third_person(question)])))
+
+    def _closeness(self, vectors: np.ndarray, entries: list[str]) -> list[float]:
+        """Each entry's cosine to the closer of the question's vectors."""
+        return [float(max(self._entry_vector(entry) @ v for v in vectors)) for entry in entries]
 
     @cached_property
     def _wish_weights(self) -> GateWeights:
         return GateWeights.load(PREFERENCE_WEIGHTS)
 
-    def _states_wish(self, entry: str) -> bool:
+    def states_wish(self, entry: str) -> bool:
         """The entry is a standing wish about answers ("The user prefers short answers."): the preference
         gate, on the entry's cached vector."""
         vector = self._entry_vector(entry)[None, :]
@@ -145,30 +149,33 @@ class Memory:
         return vectors / (np.linalg.norm(vectors, axis=1, keepdims=True) + 1e-12)
 
     def context_for(self, question: str, lang: str = "en") -> MemoryFacts:
-        """The entries for an answer's prompt: only the standing wishes about answers when the question
-        is not about the user or their company (`memory.relevance`); of those, all while they fit the
-        memory token budget (the usual case: a few lines), else the ones closest in meaning to the
-        question."""
+        """The entries for an answer's prompt: the standing wishes about answers, and the facts when the
+        question is about the user or their company (`memory.relevance`); the wishes first, then the
+        facts closest in meaning to the question, while they fit the memory token budget (a few lines
+        usually all fit)."""
         facts = self.facts()
         entries = [("USER", e) for e in facts.user] + [("COMPANY", e) for e in facts.company]
-        if entries and not (
-            speaks_of_self(question, lang) or self.closeness(question, facts) >= self._relevant_similarity
-        ):
-            entries = [(target, e) for target, e in entries if self._states_wish(e)]
-        if sum(estimate_tokens(e) + 2 for _, e in entries) > self._context_tokens:
-            question_vector = self._unit_vectors([question])[0]
-            order = np.argsort([-(self._entry_vector(e) @ question_vector) for _, e in entries])
-            chosen, used = set(), 0
-            for index in order:
-                cost = estimate_tokens(entries[int(index)][1]) + 2
-                if used + cost > self._context_tokens:
-                    break
-                chosen.add(int(index))
-                used += cost
-            entries = [entry for index, entry in enumerate(entries) if index in chosen]
+        if not entries:
+            return MemoryFacts()
+        wishes = [entry for entry in entries if self.states_wish(entry[1])]
+        others = [entry for entry in entries if entry not in wishes]
+        vectors = self._question_vectors(question)
+        near = self._closeness(vectors, [e for _, e in others])
+        about_self = (
+            not has_word_table(lang)
+            or speaks_of_self(question, lang)
+            or max(near, default=0.0) >= self._relevant_similarity
+        )
+        ranked = [entry for _, entry in sorted(zip(near, others, strict=True), key=lambda pair: -pair[0])]
+        chosen, used = [], 0
+        for entry in wishes + (ranked if about_self else []):
+            used += estimate_tokens(entry[1]) + 2
+            if used > self._context_tokens:
+                break
+            chosen.append(entry)
         return MemoryFacts(
-            user=[e for target, e in entries if target == "USER"],
-            company=[e for target, e in entries if target == "COMPANY"],
+            user=[e for target, e in entries if ("USER", e) in chosen],
+            company=[e for target, e in entries if ("COMPANY", e) in chosen],
         )
 
 

@@ -241,6 +241,11 @@ class AnswerPipeline:
         if route is not None and selected is not None and not selected:  # none of the chosen names exists
             return self._about_documents(state, route, self._scope(state, route))
         state.search_query = self.rewrite.run(question, options.session_id, state.queue, state.timings)
+        if self._memory is not None and state.search_query != question:
+            # A follow-up ("And since when?") is about the user when its standalone rewrite is.
+            rewritten = self._memory.context_for(state.search_query, state.lang)
+            if len(rewritten.user) + len(rewritten.company) > len(state.memory.user) + len(state.memory.company):
+                state.memory = rewritten
         query_lang = state.lang if state.search_query == question else None
         state.retrieval = self.retrieve.run(
             state.search_query, options.top_k, options.bm25_weight, options.rerank, query_lang, selected

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from memory.fact_gate import GateWeights
 from memory.markdown_store import memory_files
 from memory.memory import Memory
 from memory.memory_log import MemoryLog
+from memory.preference_gate import PREFERENCE_WEIGHTS
 from memory.relevance import speaks_of_self
 from memory.sensitive_gate import MemoryGates
 
@@ -65,6 +68,11 @@ VECTORS = {
 }
 
 
+# A wish: the unit vector the preference gate's weights point along (its probability is near 1).
+_WISH_WEIGHTS = GateWeights.load(PREFERENCE_WEIGHTS).weights
+VECTORS["The user prefers short answers."] = list(_WISH_WEIGHTS / np.linalg.norm(_WISH_WEIGHTS))
+
+
 def fake_embed(texts: list[str]) -> list[list[float]]:
     return [VECTORS[text] for text in texts]
 
@@ -78,13 +86,13 @@ def memory_with_lines(folder: Path) -> Memory:
     memory = Memory(
         memory_files(folder),
         MemoryLog(folder / "log.sqlite"),
-        no_model,
+        no_model,  # type: ignore[arg-type]
         fake_embed,
         200,
         0.75,
         gates,
         0.5,
-        0.45,  # type: ignore[arg-type]
+        0.45,
     )
     memory.files["USER"].add("The user works from the Lyon office.")
     memory.files["COMPANY"].add("The company's payment term is net 30.")
@@ -104,3 +112,17 @@ def test_a_first_person_question_gets_every_line_however_far_in_meaning(tmp_path
 def test_a_question_close_to_a_line_gets_the_lines_without_a_first_person_word(tmp_path: Path) -> None:
     facts = memory_with_lines(tmp_path).context_for("Which city does the user work in?", "en")
     assert facts.user == ["The user works from the Lyon office."]
+
+
+def test_a_standing_wish_goes_with_every_question(tmp_path: Path) -> None:
+    memory = memory_with_lines(tmp_path)
+    memory.files["USER"].add("The user prefers short answers.")
+    facts = memory.context_for("How much did Fernando Luis Lorenzo contribute?", "en")
+    assert facts.user == ["The user prefers short answers."] and facts.company == []
+    facts = memory.context_for("What's my payment term?", "en")
+    assert len(facts.user) == 2 and facts.company == ["The company's payment term is net 30."]
+
+
+def test_a_question_in_a_language_without_a_word_table_keeps_every_line(tmp_path: Path) -> None:
+    facts = memory_with_lines(tmp_path).context_for("How much did Fernando Luis Lorenzo contribute?", "pl")
+    assert facts.user and facts.company

@@ -19,9 +19,8 @@ def no_model() -> None:
 
 def memory_in(folder: Path) -> Memory:
     gates = MemoryGates(0.4, 0.8, {}, 0.2, {}, 0.4)
-    return Memory(
-        memory_files(folder), MemoryLog(folder / "log.sqlite"), no_model, no_model, 200, 0.75, gates, 0.5, 0.45
-    )  # type: ignore[arg-type]
+    files, log = memory_files(folder), MemoryLog(folder / "log.sqlite")
+    return Memory(files, log, no_model, no_model, 200, 0.75, gates, 0.5, 0.45)  # type: ignore[arg-type]
 
 
 def test_undo_takes_back_one_turn_at_a_time(tmp_path: Path) -> None:
