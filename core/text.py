@@ -94,3 +94,28 @@ BYTES_PER_TOKEN = 3
 
 def estimate_tokens(text: str) -> int:
     return len(text.encode("utf-8")) // BYTES_PER_TOKEN + 1
+
+
+# Words written with a full stop that does not end the sentence: months, titles, numbering and legal
+# references ("Oct. 28, 1998", "Pub. L. No. 105-304", "Dr. Smith", "Fig. 3"), in English, French,
+# German and Spanish. A single letter ("J. Smith", "L.") and initials ("U.S.") count too; a company's
+# "Inc." is left out (as often the end of a sentence as not).
+ABBREVIATIONS = frozenset(
+    "jan feb mar apr jun jul aug sep sept oct nov dec mr mrs ms dr prof st no nos nr vol pp fig figs eq "
+    "sec secs art arts ch chap para pub stat approx dept est cf al vs e.g i.e resp "
+    "mme mlle av bd env cie éd abs bzw ca evtl ggf inkl usw vgl sr sra srta núm pág".split()
+)
+_LAST_WORD = re.compile(r"([^\W\d_]+(?:\.[^\W\d_]+)*)\.$")
+
+
+def ends_sentence(before: str) -> bool:
+    """Whether a full stop at the end of `before` ends a sentence: not after an abbreviation or a
+    single letter. (A "!" or "?" always does.)"""
+    if not before.endswith("."):
+        return True
+    found = _LAST_WORD.search(before)
+    if found is None:
+        return True
+    word = found.group(1)
+    initials = all(len(part) == 1 for part in word.split("."))
+    return not initials and word.casefold() not in ABBREVIATIONS

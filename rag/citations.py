@@ -18,12 +18,14 @@ from pydantic import BaseModel
 
 from core.schemas import Citation, Hit
 from core.settings import Settings
+from core.text import ends_sentence
 from rag.messages import REFUSAL_TEXT
 
 _MARKER = re.compile(r"\[\s*(\d+(?:\s*[,;]\s*\d+)*)\s*\]")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-# Initials ("U.S. registry") do not end a sentence, as the answer grammar has it (rag/answer_format.py).
-_SENTENCE_END = re.compile(r"(?<=[.!?])(?<![A-Z]\.[A-Z]\.)\s+")
+# A sentence ends at . ! ? and white space, but not after initials ("U.S. registry", as the answer
+# grammar has it: rag/answer_format.py) or an abbreviation ("Oct. 28", "No. 105": core.text).
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _TABLE_ROW = " | "
 _STOPWORDS = frozenset(
     "a an and are as at be by for from has have in is it its of on or that the this to was were "
@@ -54,13 +56,23 @@ def split_sentences(text: str) -> list[str]:
     prose: list[str] = []
     for line in text.splitlines():
         if _TABLE_ROW in line or not line.strip():
-            units.extend(_SENTENCE_END.split(" ".join(prose)))
+            units.extend(_prose_sentences(" ".join(prose)))
             prose = []
             units.append(line)
         else:
             prose.append(line.strip())
-    units.extend(_SENTENCE_END.split(" ".join(prose)))
+    units.extend(_prose_sentences(" ".join(prose)))
     return [u.strip() for u in units if u.strip()]
+
+
+def _prose_sentences(prose: str) -> list[str]:
+    sentences: list[str] = []
+    start = 0
+    for match in _SENTENCE_END.finditer(prose):
+        if ends_sentence(prose[max(start, match.start() - 40) : match.start()]):
+            sentences.append(prose[start : match.start()])
+            start = match.end()
+    return [*sentences, prose[start:]]
 
 
 # How small models word a refusal instead of our exact line (seen in evaluation runs): the answer

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.schemas import Hit
-from core.text import estimate_tokens, tokenize
+from core.text import ends_sentence, estimate_tokens, tokenize
 from ingestion.tables import is_labelled_row
 
 Embed = Callable[[list[str]], list[list[float]]]
@@ -68,6 +68,8 @@ def _prose_spans(text: str, start: int, end: int) -> list[Span]:
     spans: list[Span] = []
     cursor = start
     for match in _SENTENCE_END.finditer(text, start, end):
+        if not ends_sentence(text[max(cursor, match.start() - 40) : match.start()]):
+            continue  # "Oct. 28", "Pub. L. No. 105-304"
         sentence = _trimmed(text, cursor, match.start())
         if _ENUMERATOR.fullmatch(text, sentence.start, sentence.end):
             continue

@@ -8,6 +8,7 @@ from pathlib import Path
 from core.schemas import Hit, MemoryFacts, Retrieval
 from core.settings import get_settings
 from core.text import estimate_tokens
+from rag.citations import split_sentences
 from rag.evidence import EvidencePicker, sentence_spans, term_coverage
 from rag.navigation import is_navigation
 from rag.stages import SelectEvidence
@@ -128,3 +129,18 @@ def test_evidence_is_picked_from_the_candidates_below_the_top_k(tmp_path: Path) 
 
     assert "Ada Lind" in evidence(8)
     assert "Ada Lind" not in evidence(2)
+
+
+def test_an_abbreviation_or_initials_do_not_end_a_sentence() -> None:
+    text = (
+        "The Fairness in Musical Licensing Act (Pub. L. No. 105-298, Oct. 27, 1998) also adds a new section "
+        "512. The U.S. Copyright Office agrees, see Fig. 3. Dr. Smith said so! It ends."
+    )
+    expected = [
+        "The Fairness in Musical Licensing Act (Pub. L. No. 105-298, Oct. 27, 1998) also adds a new section 512.",
+        "The U.S. Copyright Office agrees, see Fig. 3.",
+        "Dr. Smith said so!",
+        "It ends.",
+    ]
+    assert [text[s.start : s.end] for s in sentence_spans(text)] == expected
+    assert split_sentences(text) == expected
