@@ -157,20 +157,17 @@ def run_eval(
             gc.collect()  # Chroma's and llama.cpp's handles go before the next configuration loads
 
 
-MEMORY_FILES = ("USER_MEMORY.md", "COMPANY_MEMORY.md")
-
-
 def _start_memory(folder: Path | None, home: Path) -> list[str]:
     """The memory files of `folder` copied into the evaluation's home; the entries they hold."""
     if folder is None:
         return []
-    missing = [name for name in MEMORY_FILES if not (folder / name).is_file()]
+    sources = memory_files(folder).values()
+    names = [file.path.name for file in sources]
+    missing = [file.path.name for file in sources if not file.path.is_file()]
     if missing:
-        raise EvalError(
-            f"{folder} has no {' or '.join(missing)} (a --memory folder holds {' and '.join(MEMORY_FILES)})"
-        )
-    for name in MEMORY_FILES:
-        (home / name).write_text((folder / name).read_text(encoding="utf-8"), encoding="utf-8")
+        raise EvalError(f"{folder} has no {' or '.join(missing)} (a --memory folder holds {' and '.join(names)})")
+    for file in sources:
+        (home / file.path.name).write_text(file.path.read_text(encoding="utf-8"), encoding="utf-8")
     return [entry for file in memory_files(home).values() for entry in file.entries()]
 
 

@@ -13,10 +13,9 @@ import numpy as np
 
 from core.schemas import MemoryEvent, MemoryFacts, MemoryOutcome, MemoryUndo
 from core.text import estimate_tokens
-from memory.fact_gate import GateWeights
 from memory.markdown_store import MemoryFile
 from memory.memory_log import MemoryLog
-from memory.preference_gate import PREFERENCE_WEIGHTS
+from memory.preference_gate import PreferenceGate
 from memory.prefilter import screen
 from memory.relevance import has_word_table, speaks_of_self
 from providers.llm.base import LLM
@@ -51,6 +50,7 @@ class Memory:
         self._update_similarity = update_similarity
         self._relevant_similarity = relevant_similarity
         self._vectors: dict[str, np.ndarray] = {}  # entry text → unit vector (entries change rarely)
+        self._last_question: tuple[str, np.ndarray] | None = None
 
     @cached_property
     def _graph(self) -> MemoryGraph:
@@ -123,21 +123,28 @@ class Memory:
         return max(self._closeness(self._question_vectors(question), entries), default=0.0)
 
     def _question_vectors(self, question: str) -> np.ndarray:
-        return self._unit_vectors(list(dict.fromkeys([question, in_third_person(question)])))
+        """The question's vectors, as asked and in the entries' third person; the last question's are
+        kept, since its turn reads them twice (the entries for its prompt, then its closeness)."""
+        last = self._last_question
+        if last is None or last[0] != question:
+            last = (question, self._unit_vectors(list(dict.fromkeys([question, in_third_person(question)]))))
+            self._last_question = last
+        return last[1]
 
     def _closeness(self, vectors: np.ndarray, entries: list[str]) -> list[float]:
         """Each entry's cosine to the closer of the question's vectors."""
         return [float(max(self._entry_vector(entry) @ v for v in vectors)) for entry in entries]
 
     @cached_property
-    def _wish_weights(self) -> GateWeights:
-        return GateWeights.load(PREFERENCE_WEIGHTS)
+    def _wish_gate(self) -> PreferenceGate:
+        """The preference gate, reading the entries' cached vectors."""
+        return PreferenceGate(
+            lambda texts: [self._entry_vector(text).tolist() for text in texts], self._gates.preference
+        )
 
     def states_wish(self, entry: str) -> bool:
-        """The entry is a standing wish about answers ("The user prefers short answers."): the preference
-        gate, on the entry's cached vector."""
-        vector = self._entry_vector(entry)[None, :]
-        return float(self._wish_weights.probability(vector)[0]) >= self._gates.preference
+        """The entry is a standing wish about answers ("The user prefers short answers.")."""
+        return self._wish_gate.states_preference(entry)
 
     def _entry_vector(self, entry: str) -> np.ndarray:
         if entry not in self._vectors:
