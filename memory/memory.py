@@ -122,6 +122,10 @@ class Memory:
         entries = [*facts.user, *facts.company]
         return max(self._closeness(self._question_vectors(question), entries), default=0.0)
 
+    def speaks_of_self(self, question: str, lang: str) -> bool:
+        """Whether the question holds a first-person word of English or of `lang` (`memory.relevance`)."""
+        return speaks_of_self(question, lang)
+
     def _question_vectors(self, question: str) -> np.ndarray:
         """The question's vectors, as asked and in the entries' third person; the last question's are
         kept, since its turn reads them twice (the entries for its prompt, then its closeness)."""

@@ -228,7 +228,7 @@ class AnswerPipeline:
             if not scope.several:
                 return self._about_documents(state, route, scope)
         state.memory = self._memory.context_for(question, state.lang) if self._memory is not None else MemoryFacts()
-        closeness = self.choose_source.memory_closeness(question, state.memory)
+        closeness = self.choose_source.memory_closeness(question, state.memory, state.lang)
         personal = self.choose_source.personal(closeness)
         if route is not None and router is not None and not personal and router.leans(route) and scope is None:
             # Read whole when the documents fit the prompt, or fast (chosen passages) when they do not;

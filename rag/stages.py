@@ -9,7 +9,6 @@ settings and parts it needs.
 from __future__ import annotations
 
 import logging
-import re
 import time
 from collections.abc import Callable, Iterator
 from typing import Protocol
@@ -51,8 +50,6 @@ from rag.support import SupportChecker
 
 log = logging.getLogger(__name__)
 
-_FIRST_PERSON = re.compile(r"\b(i|i'm|me|my|mine|we|we're|us|our|ours)\b", re.IGNORECASE)
-
 
 class MemoryPort(Protocol):
     """What the answer path needs of memory (memory.Memory provides it; rag never imports memory)."""
@@ -60,6 +57,8 @@ class MemoryPort(Protocol):
     def context_for(self, question: str, lang: str) -> MemoryFacts: ...
 
     def closeness(self, question: str, facts: MemoryFacts) -> float: ...
+
+    def speaks_of_self(self, question: str, lang: str) -> bool: ...
 
     def only_states_facts(self, message: str) -> bool: ...
 
@@ -193,10 +192,10 @@ class ChooseSource:
             return Given(mode="sources", memory=memory, evidence=numbered)
         return Given(mode="none")
 
-    def memory_closeness(self, question: str, memory: MemoryFacts) -> float:
-        """How close a question about the user or their company is to its closest memory entry; 0 for
-        any other question, or without memory."""
-        if self._memory is None or not memory or not _FIRST_PERSON.search(question):
+    def memory_closeness(self, question: str, memory: MemoryFacts, lang: str) -> float:
+        """How close a question about the user or their company (a first-person word of English or of
+        `lang`) is to its closest memory entry; 0 for any other question, or without memory."""
+        if self._memory is None or not memory or not self._memory.speaks_of_self(question, lang):
             return 0.0
         return self._memory.closeness(question, memory)
 

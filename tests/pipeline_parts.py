@@ -15,10 +15,13 @@ from rag.guardrails import Guardrails
 from rag.pipeline import AnswerPipeline
 from rag.query_log import QueryLog
 from rag.rate_limit import RateLimiter
+from rag.stages import MemoryPort
 from rag.support import SupportChecker
 
 
-def build_pipeline(settings: Settings, retriever: object, llm_factory: Callable[[], LLM]) -> AnswerPipeline:
+def build_pipeline(
+    settings: Settings, retriever: object, llm_factory: Callable[[], LLM], memory: MemoryPort | None = None
+) -> AnswerPipeline:
     db = settings.db_path
     return AnswerPipeline(
         settings,
@@ -32,6 +35,7 @@ def build_pipeline(settings: Settings, retriever: object, llm_factory: Callable[
         ),
         QueryLog(db),
         word_vectors,
+        memory,
     )
 
 
