@@ -35,6 +35,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -70,6 +71,32 @@ def _names(text: str) -> set[str]:
 def _contains_all(line: str, wanted: set[str]) -> bool:
     lowered = line.lower()
     return all(w.lower() in lowered for w in wanted)
+
+
+def fresh_memory(folder: Path, app: Any, prior: list[tuple[str, str]]) -> tuple[Any, dict[str, Any]]:
+    """A Memory on its own pair of files in `folder`, holding the `prior` (target, line) entries, over the
+    app's model and embedder and its settings' gates and thresholds."""
+    from memory.markdown_store import memory_files
+    from memory.memory import Memory
+    from memory.memory_log import MemoryLog
+    from memory.sensitive_gate import MemoryGates
+
+    settings = app.settings
+    files = memory_files(folder)
+    for target, line in prior:
+        files[target].add(line)
+    memory = Memory(
+        files,
+        MemoryLog(folder / "log.sqlite"),
+        app.llm,
+        app.embedder.embed,
+        settings.memory_context_tokens,
+        settings.memory_related_similarity,
+        MemoryGates.from_settings(settings),
+        settings.memory_update_similarity,
+        settings.memory_relevant_similarity,
+    )
+    return memory, files
 
 
 def main() -> None:
@@ -110,10 +137,6 @@ def main() -> None:
         from core.language import LanguageDetector
         from core.settings import get_settings
         from core.text import tokenize
-        from memory.markdown_store import memory_files
-        from memory.memory import Memory
-        from memory.memory_log import MemoryLog
-        from memory.sensitive_gate import MemoryGates
         from ragchat.application import App
 
         settings = get_settings(llm_provider="llamacpp", llm_model=args.model)
@@ -139,20 +162,8 @@ def main() -> None:
 
         results = []
         for number, row in enumerate(rows):
-            folder = Path(tmp) / f"m{number}"
-            files = memory_files(folder)
-            for prior in row.get("prior", []):
-                files[prior["target"]].add(prior["line"])
-            memory = Memory(
-                files,
-                MemoryLog(folder / "log.sqlite"),
-                app.llm,
-                embed,
-                settings.memory_context_tokens,
-                settings.memory_related_similarity,
-                MemoryGates.from_settings(settings),
-                settings.memory_update_similarity,
-                settings.memory_relevant_similarity,
+            memory, files = fresh_memory(
+                Path(tmp) / f"m{number}", app, [(p["target"], p["line"]) for p in row.get("prior", [])]
             )
             started = time.perf_counter()
             lang = "en" if args.english_lines else detect(row["message"])

@@ -21,6 +21,8 @@ message.
 from __future__ import annotations
 
 import re
+import unicodedata
+from functools import lru_cache
 
 # Words that open a question, per language: wh-words, save those that also open a statement ("come",
 # "como": "as"; "por", "que"). A Spanish question's "¿" opens one in any language.
@@ -36,17 +38,28 @@ INTERROGATIVES: dict[str, str] = {
 # English auxiliaries: one before a subject pronoun opens a question ("can I", "is our", "do we").
 AUXILIARIES = "am is are was were do does did can could should would will shall may might must have has had"
 SUBJECTS = "i we you our my it there the this that they he she"
-# Verbs that open a request for information from the assistant ("show me …", "summarise my review"):
-# asked, like a question. "Remember", "note" are not among them: they open what the user states.
+# Verbs that open a request to the assistant, for information, a piece of writing or an errand ("show me
+# …", "summarise my review", "write a limerick", "email this form to …", "book me a table"): asked, like
+# a question. "Remember", "note" are not among them: they open what the user states.
 REQUESTS: dict[str, str] = {
-    "en": "tell show give find list summarise summarize explain compare describe search look translate draft",
+    "en": "tell show give find list summarise summarize explain compare describe search look translate draft "
+    "write rewrite compose proofread edit email send forward reply text calculate compute convert estimate "
+    "book schedule remind set make create prepare generate put work turn draw order plan help",
     "fr": "dis dites montre montrez donne donnez trouve trouvez liste listez résume résumez explique expliquez "
-    "compare comparez décris décrivez cherche cherchez",
-    "de": "sag sage zeig zeige gib finde liste fasse erkläre erklär vergleiche beschreibe such suche",
-    "es": "dime dame muestra muéstrame encuentra lista resume explica explícame compara describe busca",
-    "it": "dimmi dammi mostra mostrami trova elenca riassumi spiega spiegami confronta descrivi cerca",
-    "pt": "diga diz mostre mostra dê encontre liste resuma resume explique explica compare descreva procure",
-    "nl": "vertel toon geef vind noem vat leg vergelijk beschrijf zoek",
+    "compare comparez décris décrivez cherche cherchez écris écrivez rédige rédigez envoie envoyez calcule "
+    "calculez traduis traduisez réserve réservez prépare préparez fais faites crée créez rappelle rappelez",
+    "de": "sag sage zeig zeige gib finde liste fasse erkläre erklär vergleiche beschreibe such suche schreib "
+    "schreibe schick schicke sende berechne rechne übersetz übersetze buch buche erinnere erstell erstelle "
+    "bereite mach",
+    "es": "dime dame muestra muéstrame encuentra lista resume explica explícame compara describe busca escribe "
+    "redacta envía manda calcula traduce reserva prepara crea haz recuérdame agenda",
+    "it": "dimmi dammi mostra mostrami trova elenca riassumi spiega spiegami confronta descrivi cerca scrivi "
+    "redigi invia manda calcola converti traduci prenota prepara crea fai ricordami",
+    "pt": "diga diz mostre mostra dê encontre liste resuma resume explique explica compare descreva procure "
+    "escreva escreve redija envie envia manda mande calcule calcula traduza traduz reserve reserva prepare "
+    "prepara crie cria faça faz marca marque",
+    "nl": "vertel toon geef vind noem vat leg vergelijk beschrijf zoek schrijf stuur bereken reken vertaal "
+    "reserveer boek plan maak",
 }
 # Adverbs of time that make a request standing ("give me tables from now on", "never start with a
 # summary"): such a request states how the user wants answers, and is kept as said.
@@ -73,7 +86,63 @@ KEEPING: dict[str, str] = {
 }
 # Who a request is addressed to: "you" in each language (also the end of "peux-tu", "können Sie").
 ADDRESSED = {"you", "u", "tu", "vous", "du", "sie", "jij", "je", "você", "lei", "usted", "ustedes"}
-_POLITE = {"please", "pls", "kindly", "bitte", "merci", "svp", "por", "favor", "per", "piacere", "alsjeblieft"}
+# Pronouns joined to an imperative by a hyphen ("résume-moi", "donnez-nous").
+_CLITICS = {"moi", "toi", "lui", "nous", "vous", "leur", "le", "la", "les", "en", "y", "me", "te"}
+# Pronouns joined to the end of a Spanish, Italian or Portuguese imperative ("escríbeme", "envíale",
+# "scrivimi", "convertimi"), longest first.
+_ENCLITICS = (
+    "melo",
+    "mela",
+    "selo",
+    "sela",
+    "glielo",
+    "nos",
+    "les",
+    "los",
+    "las",
+    "me",
+    "te",
+    "le",
+    "lo",
+    "la",
+    "mi",
+    "ti",
+    "ci",
+    "vi",
+    "gli",
+)
+# What follows an imperative: its object ("book me", "email this form", "tell them"), a number, or a
+# question word ("explain why …"). A clause that opens with a request verb followed by anything else and
+# holds an auxiliary states something ("Email is our main channel", "Draft budgets are due in October").
+_OBJECTS = set(
+    "me us him her them it this that these those the a an my our your his their its some all every each any "
+    "what why how when where which who whether".split()
+)
+# Words that may come before an imperative without changing it ("just send it", "now write …").
+_LEADS = {"just", "also", "now", "then", "quickly", "quick", "simply"}
+_POLITE = {
+    "please",
+    "pls",
+    "kindly",
+    "thanks",
+    "thx",
+    "bitte",
+    "danke",
+    "merci",
+    "svp",
+    "stp",
+    "por",
+    "favor",
+    "gracias",
+    "per",
+    "piacere",
+    "grazie",
+    "obrigado",
+    "obrigada",
+    "alsjeblieft",
+    "aub",
+    "bedankt",
+}
 # Words that open a supposition. Ambiguous ones are left out ("wenn" is also "when", "als" also "as").
 CONDITIONALS: dict[str, str] = {
     "en": "if unless suppose supposing assuming",
@@ -84,8 +153,8 @@ CONDITIONALS: dict[str, str] = {
     "pt": "se caso supondo",
     "nl": "indien stel",
 }
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*|[.!?]+")
-_CLAUSE = re.compile(r"[,;:—–()]+|\s-\s")
+_SENTENCE = re.compile(r"(?:[^.!?\n]|\.(?=\d))+[.!?]*|[.!?]+")  # "12.5" ends no sentence
+_CLAUSE = re.compile(r"(?:,(?!\d)|[;:—–()])+|\s-\s")  # nor does "2,340" a clause
 _WORD = re.compile(r"[^\W_][\w'’-]*|¿")
 
 
@@ -119,6 +188,8 @@ def said_part(message: str, lang: str = "en", requests_asked: bool = True) -> st
         pieces = [piece for piece in _CLAUSE.split(sentence.rstrip(".!?")) if piece.strip()]
         for n, piece in enumerate(pieces):
             words = [w.lower().replace("’", "'") for w in _WORD.findall(piece)]
+            if words and all(word in _POLITE for word in words):  # "…, please." says nothing
+                continue
             if _keeps(words, lang):
                 kept.append(piece)
                 continue
@@ -147,9 +218,45 @@ def _standing(message: str, lang: str) -> bool:
 
 
 def _requests(words: list[str], lang: str) -> bool:
-    """The clause opens with a request verb, after any word of politeness."""
-    opening = next((word for word in words if word not in _POLITE), "").split("-")[0]  # "résume-moi"
-    return opening in _vocabulary("requests", lang)
+    """The clause opens with a request verb (after any word of politeness), or asks "you" to do one ("I'd
+    like you to draft …", "it would be great if you could write …"). An English verb followed by no object
+    in a clause with an auxiliary is a noun or an adjective that opens a statement ("Email is our main
+    channel", "Compute costs are billed monthly"); without an auxiliary it is read as a request ("Order
+    numbers start with PO", a statement, is not told apart)."""
+    words = [word for word in words if word not in _POLITE]
+    verbs = _vocabulary("requests", lang)
+    for n, word in enumerate(words):
+        if word in ADDRESSED and any(_imperative(later, verbs) for later in words[n + 1 : n + 4]):
+            return True
+    opening = next((word for word in words if word not in _LEADS), "")
+    rest = words[words.index(opening) + 1 :] if opening else []
+    verb, _, pronoun = opening.partition("-")
+    if pronoun and pronoun not in _CLITICS:  # "résume-moi" is a request, "write-offs" a noun
+        return False
+    if not _imperative(verb, verbs):
+        return False
+    auxiliaries = AUXILIARIES.split()
+    states = rest[:1] and rest[0] not in _OBJECTS and not rest[0][0].isdigit() and any(w in auxiliaries for w in rest)
+    return not (lang == "en" and states)
+
+
+def _imperative(word: str, verbs: frozenset[str]) -> bool:
+    """`word` is one of `verbs`, or one of them with a pronoun joined to its end ("envíale" is "envía" +
+    "le"); accents are ignored, since the pronoun moves the stress mark ("escríbeme", "escribe")."""
+    if word in verbs:
+        return True
+    plain = _unaccented(word)
+    stems = [plain[: -len(clitic)] for clitic in _ENCLITICS if plain.endswith(clitic) and len(plain) > len(clitic) + 2]
+    return any(stem in _unaccented_verbs(verbs) for stem in stems)
+
+
+def _unaccented(word: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFD", word) if unicodedata.category(c) != "Mn")
+
+
+@lru_cache(maxsize=16)
+def _unaccented_verbs(verbs: frozenset[str]) -> frozenset[str]:
+    return frozenset(_unaccented(verb) for verb in verbs)
 
 
 def _opens_question(words: list[str], lang: str) -> bool:
