@@ -511,6 +511,12 @@ class DocumentRequestSettings(BaseModel):
     document_answer_tokens: int = Field(
         default=400, ge=64, description="Longest answer about whole documents, in tokens."
     )
+    document_part_pages: int = Field(
+        default=40,
+        ge=1,
+        description='Most pages of a part a list request names by its heading ("every figure in Appendix B", '
+        '"the names in the preface"): the pages from the heading to the next one set as large.',
+    )
     document_list_items: int = Field(
         default=8,
         ge=1,

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
-from core.schemas import Chunk, DocumentRecord, Hit, Retrieval
+from core.schemas import Chunk, DocumentRecord, Hit, Page, Retrieval
 from core.settings import Settings
 from providers.llm.base import LLM, QueueListener, Sampling
 from rag.answer_format import without_cjk
@@ -26,6 +26,7 @@ from rag.evidence import Embed
 from rag.extraction import ListKind, extract, item_list
 from rag.messages import message
 from rag.overview import choose_passages
+from rag.parts import part_pages
 from rag.question import Progress, SectionDone, Timings, elapsed_ms, no_section
 from rag.router import Form, Route, Router
 from rag.stages import Retrieve
@@ -249,6 +250,7 @@ class ListItems:
         self._source = source
         self._retrieve = retrieve
         self._top_k = settings.top_k
+        self._part_pages = settings.document_part_pages
 
     def run(
         self, question: str, kind: ListKind, documents: list[DocumentRecord], timings: Timings
@@ -256,19 +258,25 @@ class ListItems:
         """The list (a cited bullet per item) and its numbered passages; None when no item of the
         kind was found."""
         started = time.perf_counter()
-        pages = self._pages(question, documents) if _NAMES_A_PART.search(question) else None
+        stored = {record.doc_id: list(self._source.pages(record.doc_id, record.content_hash)) for record in documents}
+        pages = self._pages(question, documents, stored) if _NAMES_A_PART.search(question) else None
         hits: list[Hit] = []
         for record in documents:
-            stored = self._source.pages(record.doc_id, record.content_hash)
-            wanted = (page for page in stored if pages is None or (record.doc_id, page.number) in pages)
+            wanted = (page for page in stored[record.doc_id] if pages is None or (record.doc_id, page.number) in pages)
             hits += passages(record, wanted, PASSAGE_TOKENS)
         items = extract(kind, hits)
         timings["extract_ms"] = elapsed_ms(started)
         return item_list(items) if items else None
 
-    def _pages(self, question: str, documents: list[DocumentRecord]) -> set[tuple[str, int]]:
-        """The pages of the passages retrieval finds for the request, and the page after each (a part
-        found by its heading goes on over the page)."""
+    def _pages(
+        self, question: str, documents: list[DocumentRecord], stored: dict[str, list[Page]]
+    ) -> set[tuple[str, int]]:
+        """The pages of the parts the request names by their headings (rag/parts.py); when it names
+        none, the pages of the passages retrieval finds for it and the page after each (a part found by
+        its heading goes on over the page)."""
+        named = {(doc, n) for doc, pages in stored.items() for n in part_pages(question, pages, self._part_pages)}
+        if named:
+            return named
         found = self._retrieve.run(question, self._top_k, doc_ids=frozenset(d.doc_id for d in documents))
         return {(h.chunk.doc_id, h.chunk.page + step) for h in found.hits for step in (0, 1)}
 

@@ -156,16 +156,43 @@ def _sentences(text: str) -> Iterable[tuple[int, int]]:
             yield start, span.end
 
 
+# A line of a table of contents or an index: a title, a run of leader dots, a page number. Its numbers
+# are page and section numbers, its words every heading of the document: never an item.
+_RUNNING_HEAD_WORDS = 12
+_LEADERS = re.compile(r"(?:\.\s?){4,}|…\s*\d+\s*$|(?:·\s?){4,}")
+
+
+def _running_head(hit: Hit) -> list[tuple[int, int]]:
+    """The page's first line when the passage opens the page and the line is a short one that starts or
+    ends with a bare number: a running head with its page number ("92 Appendix B Invoking R", "Chapter
+    1: Creating R packages 19"), whose figures are no items."""
+    if hit.chunk.char_start != 0:
+        return []
+    first = re.match(r"\s*([^\n]*)", hit.chunk.text)
+    if first is None or len(first.group(1).split()) > _RUNNING_HEAD_WORDS:
+        return []
+    line = first.group(1).strip()
+    if line.endswith((".", "!", "?")) and len(line.split()) > 3:
+        return []  # a sentence ("92 pumps were shipped in 2024."), not a head ("28 CHAPTER 4.")
+    return [first.span(1)] if re.match(r"\d+\s", line) or re.search(r"\s\d+$", line) else []
+
+
 def extract(kind: ListKind, passages: list[Hit]) -> list[Item]:
     """The values of this kind in the passages, once each, in document order, at most MAX_ITEMS; each
-    with the sentence it was first found in (a passage pointing at its page and offsets)."""
+    with the sentence it was first found in (a passage pointing at its page and offsets). What a line
+    of a table of contents holds is skipped."""
     seen: set[str] = set()
     items: list[Item] = []
     for hit in passages:
         text = hit.chunk.text
+        contents = [line.span() for line in re.finditer(r"[^\n]+", text) if _LEADERS.search(line.group())]
+        contents += _running_head(hit)
         for start, end in _sentences(text):
             sentence = text[start:end]
             for found in _FINDERS[kind](sentence):
+                at = start + found.start()
+                if any(first <= at < last for first, last in contents):
+                    continue
                 value = found.group().strip(" .,;:")
                 key = _normal(value)
                 if not key or key in seen:

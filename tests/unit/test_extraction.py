@@ -42,3 +42,22 @@ def test_which_requests_ask_for_every_item_of_a_kind() -> None:
     assert list_kind("When does the lease start?") is None, "one date, not all of them"
     assert list_kind("Who signed the lease?") is None
     assert list_kind("Summarise the lease in 3 bullets.") is None
+
+
+def test_a_table_of_contents_gives_no_items() -> None:
+    contents = text_hit(
+        "Table of Contents\n1 Introduction .................... 4\n12.5 Multiple figures ............ 79\n"
+        "Appendix B Invoking R ........... 98\nThe deposit of 7,200 is held by Fiona Marsh.",
+        source="manual.pdf",
+        page=3,
+    )
+    assert [item.value for item in extract("figures", [contents])] == ["7,200"]
+
+
+def test_the_page_number_of_a_running_head_is_no_item() -> None:
+    page = text_hit(
+        "92 Appendix B Invoking R\nSet the stack to 350k; the limit is 100000 expressions.", source="m.pdf", page=98
+    )
+    assert [item.value for item in extract("figures", [page])] == ["350k", "100000"]
+    sentence = text_hit("92 pumps were shipped in 2024.\nEach weighs 40 kg.", source="m.pdf", page=5)
+    assert [item.value for item in extract("figures", [sentence])] == ["92", "40 kg"]
