@@ -165,9 +165,9 @@ _LEADERS = re.compile(r"(?:\.\s?){4,}|…\s*\d+\s*$|(?:·\s?){4,}")
 def _running_head(hit: Hit) -> list[tuple[int, int]]:
     """The page's first line when the passage opens the page and the line is a short one that starts or
     ends with a bare number: a running head with its page number ("92 Appendix B Invoking R", "Chapter
-    1: Creating R packages 19"), whose figures are no items."""
-    if hit.chunk.char_start != 0:
-        return []
+    1: Creating R packages 19"), whose figures are no items. PDF pages only."""
+    if hit.chunk.char_start != 0 or not hit.chunk.page:
+        return []  # a text file's first line is its title
     first = re.match(r"\s*([^\n]*)", hit.chunk.text)
     if first is None or len(first.group(1).split()) > _RUNNING_HEAD_WORDS:
         return []
@@ -186,7 +186,8 @@ def extract(kind: ListKind, passages: list[Hit]) -> list[Item]:
     for hit in passages:
         text = hit.chunk.text
         contents = [line.span() for line in re.finditer(r"[^\n]+", text) if _LEADERS.search(line.group())]
-        contents += _running_head(hit)
+        if kind == "figures":
+            contents += _running_head(hit)
         for start, end in _sentences(text):
             sentence = text[start:end]
             for found in _FINDERS[kind](sentence):
