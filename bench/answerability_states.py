@@ -16,8 +16,9 @@ left out.
 fit: per model × depth, a difference-of-means direction and an L2 logistic regression, each scored by
 leave-one-article-out cross-validation (never an article split between fit and test): ROC AUC over
 the held-out articles' pooled scores, and the refusal of unanswerable questions at a threshold
-frozen on the other articles for 0.15 false refusals. Prints the table beside the answer path's own
-P(NONE) on the same rows, when reports/abstention rows hold it.
+frozen on the other articles for 0.15 false refusals. With `--signals` (bench/answerability_signals.py
+collect rows over the same questions: `--per-article 70 --seed 44` on both data folders), the table
+goes on with today's signals on the same prompts.
 
     .venv/bin/python bench/answerability_states.py truncate --model qwen2.5-coder-0.5b --layers 8 12 16
     .venv/bin/python bench/answerability_states.py collect --model qwen2.5-coder-0.5b --depths 8 12 16 24 \\
@@ -250,6 +251,50 @@ def fit(args: argparse.Namespace) -> None:
                 f"| {name} | {method} | {len(ids)} | {auc(scores, y):.3f} | {np.nanmean(per_article):.3f} | "
                 f"{np.mean(refusals):.2f} | {np.mean(false_refusals):.2f} |"
             )
+    if args.signals is not None:
+        signals_table(args, rows)
+
+
+def signals_table(args: argparse.Namespace, rows: dict[str, dict]) -> None:
+    """Today's signals on the same prompts (bench/answerability_signals.py collect rows, same questions):
+    P(NONE) and the answerability check's P(NONE) read as they are, and a logistic regression over
+    every signal refitted leave-one-article-out like the probes."""
+    from rag.answerability import CHECK_SIGNAL, SIGNALS
+
+    saved = [json.loads(line) for line in args.signals.read_text().splitlines() if line]
+    found = {r["id"]: r for r in saved if r["id"] in rows and r.get("signals") and not r.get("gated")}
+    ids = list(found)
+    y = np.array([not rows[i]["answerable"] for i in ids])
+    articles = np.array([rows[i]["article"] for i in ids])
+    names = [*SIGNALS, CHECK_SIGNAL]
+    raw = np.array([[found[i]["signals"].get(name, np.nan) for name in names] for i in ids], dtype=float)
+    means = np.nanmean(raw, axis=0)
+    x = np.where(np.isnan(raw), means, raw)
+    x = (x - x.mean(axis=0)) / (x.std(axis=0) + 1e-6)
+    for label, column in (("P(NONE) of the answer's phrase line", names.index("p_none")), ("P(NONE) of the check", -1)):
+        score = x[:, column]
+        refusals = [
+            frozen_refusal(score[articles != a], y[articles != a], score[articles == a], y[articles == a])
+            for a in sorted(set(articles))
+        ]
+        print(
+            f"| today: {label} | as read | {len(ids)} | {auc(score, y):.3f} | "
+            f"{np.nanmean([auc(score[articles == a], y[articles == a]) for a in sorted(set(articles))]):.3f} | "
+            f"{np.mean([r[0] for r in refusals]):.2f} | {np.mean([r[1] for r in refusals]):.2f} |"
+        )
+    scores = np.zeros(len(ids))
+    refusals, per_article = [], []
+    for article in sorted(set(articles)):
+        test = articles == article
+        w, b = logistic(x[~test], y[~test], args.l2)
+        scores[test] = x[test] @ w + b
+        per_article.append(auc(scores[test], y[test]))
+        refusals.append(frozen_refusal(x[~test] @ w + b, y[~test], scores[test], y[test]))
+    print(
+        f"| today: every signal, check included | logistic | {len(ids)} | {auc(scores, y):.3f} | "
+        f"{np.nanmean(per_article):.3f} | {np.mean([r[0] for r in refusals]):.2f} | "
+        f"{np.mean([r[1] for r in refusals]):.2f} |"
+    )
 
 
 def main() -> None:
@@ -267,6 +312,7 @@ def main() -> None:
     f = commands.add_parser("fit")
     f.add_argument("--states", type=Path, default=Path("reports/abstention/states"))
     f.add_argument("--l2", type=float, default=1.0)
+    f.add_argument("--signals", type=Path, help="answerability_signals.py collect rows over the same questions")
     args = parser.parse_args()
     if args.command == "truncate":
         for layers in args.layers:
