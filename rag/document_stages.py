@@ -26,7 +26,7 @@ from rag.evidence import Embed
 from rag.extraction import ListKind, extract, item_list
 from rag.messages import message
 from rag.overview import choose_passages
-from rag.parts import part_pages
+from rag.parts import part_text
 from rag.question import Progress, SectionDone, Timings, elapsed_ms, no_section
 from rag.router import Form, Route, Router
 from rag.stages import Retrieve
@@ -259,26 +259,27 @@ class ListItems:
         kind was found."""
         started = time.perf_counter()
         stored = {record.doc_id: list(self._source.pages(record.doc_id, record.content_hash)) for record in documents}
-        pages = self._pages(question, documents, stored) if _NAMES_A_PART.search(question) else None
+        if _NAMES_A_PART.search(question):
+            stored = self._parts(question, documents, stored)
         hits: list[Hit] = []
         for record in documents:
-            wanted = (page for page in stored[record.doc_id] if pages is None or (record.doc_id, page.number) in pages)
-            hits += passages(record, wanted, PASSAGE_TOKENS)
+            hits += passages(record, stored[record.doc_id], PASSAGE_TOKENS)
         items = extract(kind, hits)
         timings["extract_ms"] = elapsed_ms(started)
         return item_list(items) if items else None
 
-    def _pages(
+    def _parts(
         self, question: str, documents: list[DocumentRecord], stored: dict[str, list[Page]]
-    ) -> set[tuple[str, int]]:
-        """The pages of the parts the request names by their headings (rag/parts.py); when it names
-        none, the pages of the passages retrieval finds for it and the page after each (a part found by
-        its heading goes on over the page)."""
-        named = {(doc, n) for doc, pages in stored.items() for n in part_pages(question, pages, self._part_pages)}
-        if named:
+    ) -> dict[str, list[Page]]:
+        """Each document's pages cut to the parts the request names by their headings (rag/parts.py);
+        when it names none, the pages of the passages retrieval finds for it and the page after each (a
+        part found by its heading goes on over the page)."""
+        named = {doc: part_text(question, pages, self._part_pages) for doc, pages in stored.items()}
+        if any(named.values()):
             return named
         found = self._retrieve.run(question, self._top_k, doc_ids=frozenset(d.doc_id for d in documents))
-        return {(h.chunk.doc_id, h.chunk.page + step) for h in found.hits for step in (0, 1)}
+        wanted = {(h.chunk.doc_id, h.chunk.page + step) for h in found.hits for step in (0, 1)}
+        return {doc: [page for page in pages if (doc, page.number) in wanted] for doc, pages in stored.items()}
 
 
 class SummariseSections:

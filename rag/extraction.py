@@ -174,7 +174,7 @@ def _running_head(hit: Hit) -> list[tuple[int, int]]:
     line = first.group(1).strip()
     if line.endswith((".", "!", "?")) and len(line.split()) > 3:
         return []  # a sentence ("92 pumps were shipped in 2024."), not a head ("28 CHAPTER 4.")
-    return [first.span(1)] if re.match(r"\d+\s", line) or re.search(r"\s\d+$", line) else []
+    return [first.span(1)] if re.match(r"\d+(?:\s|$)", line) or re.search(r"\s\d+$", line) else []
 
 
 def extract(kind: ListKind, passages: list[Hit]) -> list[Item]:

@@ -38,12 +38,13 @@ class _Heading:
     title: str
 
 
-def part_pages(request: str, pages: Iterable[Page], max_pages: int) -> set[int]:
-    """The page numbers of the parts `request` names, at most `max_pages` of them; empty when it names
-    no heading of these pages. A heading of one word is named by it only at the top level ("the
-    preface", not "6.1 Lists" for "List every …")."""
+def part_text(request: str, pages: Iterable[Page], max_pages: int) -> list[Page]:
+    """The pages of the parts `request` names (at most `max_pages`), each with the text outside the
+    part blanked (its offsets kept for citations): a part starts at its heading's line and ends where
+    the next heading set as large starts. Empty when it names no heading of these pages. A heading of
+    one word is named by it only at the top level ("the preface", not "6.1 Lists" for "List every …")."""
     pages = list(pages)
-    last_page = max((page.number for page in pages), default=0)
+    by_number = {page.number: page for page in pages}
     headings = [_Heading(page.number, h.size, h.title.strip()) for page in pages for h in page.headings]
     top = max((h.size for h in headings if h.page > headings[0].page), default=0.0) if headings else 0.0
     request_ = _Request(
@@ -51,14 +52,35 @@ def part_pages(request: str, pages: Iterable[Page], max_pages: int) -> set[int]:
         quoted=[q.casefold().strip() for q in _QUOTED.findall(request)],
         words=set(tokenize(request)),
     )
-    chosen: set[int] = set()
+    spans: dict[int, list[tuple[int, int]]] = {}
     for n, heading in enumerate(headings):
         if not _names(heading, request_, top):
             continue
-        end = next((later.page for later in headings[n + 1 :] if later.size >= heading.size), None)
-        last = end if end is not None else last_page
-        chosen.update(range(heading.page, min(last, heading.page + max_pages - 1) + 1))
-    return set(sorted(chosen)[:max_pages])
+        end = next((later for later in headings[n + 1 :] if later.size >= heading.size), None)
+        last = min(end.page if end is not None else pages[-1].number, heading.page + max_pages - 1)
+        for number in range(heading.page, last + 1):
+            text = by_number[number].text if number in by_number else ""
+            start = _line_of(heading, text) if number == heading.page else 0
+            stop = _line_of(end, text) if end is not None and number == end.page else len(text)
+            if stop > start:
+                spans.setdefault(number, []).append((start, stop))
+    chosen = sorted(spans)[:max_pages]
+    return [_within(by_number[number], spans[number]) for number in chosen if number in by_number]
+
+
+def _line_of(heading: _Heading, text: str) -> int:
+    """Where the heading's line starts in its page's text (the page's start when it is not found)."""
+    found = text.find(heading.title)
+    return max(found, 0)
+
+
+def _within(page: Page, spans: list[tuple[int, int]]) -> Page:
+    """The page with every character outside `spans` blanked (line breaks kept)."""
+    keep = [False] * len(page.text)
+    for start, stop in spans:
+        keep[start:stop] = [True] * (stop - start)
+    text = "".join(c if k or c == "\n" else " " for c, k in zip(page.text, keep, strict=True))
+    return page.model_copy(update={"text": text})
 
 
 @dataclass(frozen=True)

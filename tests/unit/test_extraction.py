@@ -59,5 +59,7 @@ def test_the_page_number_of_a_running_head_is_no_item() -> None:
         "92 Appendix B Invoking R\nSet the stack to 350k; the limit is 100000 expressions.", source="m.pdf", page=98
     )
     assert [item.value for item in extract("figures", [page])] == ["350k", "100000"]
+    alone = text_hit("92\nAppendix B Invoking R\nThe limit is 100000 expressions.", source="m.pdf", page=98)
+    assert [item.value for item in extract("figures", [alone])] == ["100000"]
     sentence = text_hit("92 pumps were shipped in 2024.\nEach weighs 40 kg.", source="m.pdf", page=5)
     assert [item.value for item in extract("figures", [sentence])] == ["92", "40 kg"]

@@ -1,14 +1,15 @@
-"""A part of a document named in a request, found by its headings: the pages from the heading to the
-next one set at least as large."""
+"""A part of a document named in a request, found by its headings: from the heading's line to where the
+next heading set at least as large starts, the text outside it blanked with its offsets kept."""
 
 from __future__ import annotations
 
 from core.schemas import Page, PageHeading
-from rag.parts import part_pages
+from rag.parts import part_text
 
 
-def _page(number: int, *headings: tuple[str, float]) -> Page:
-    return Page(number=number, text="", headings=[PageHeading(title=t, size=s) for t, s in headings])
+def _page(number: int, *headings: tuple[str, float], text: str = "") -> Page:
+    body = text or "\n".join(title for title, _ in headings) + "\nSome text."
+    return Page(number=number, text=body, headings=[PageHeading(title=t, size=s) for t, s in headings])
 
 
 MANUAL = [
@@ -16,33 +17,47 @@ MANUAL = [
     _page(3, ("Table of Contents", 15.3)),
     _page(5, ("Foreword", 15.3)),
     _page(6, ("1 Getting started", 15.4), ("1.1 Unpacking", 12.7)),
-    _page(8, ("1.2 Wiring and fuses", 12.7)),
+    _page(
+        8,
+        ("1.2 Wiring and fuses", 12.7),
+        text="Unpack the 12 crates.\n1.2 Wiring and fuses\nUse 16 A fuses.",
+    ),
     _page(11, ("2 Maintenance", 15.4), ("2.1 Lists of spare parts", 12.7)),
     _page(30, ("Appendix A Error codes", 15.4), ("A.1 Codes by number", 12.7)),
     _page(34, ("Appendix B Warranty terms", 15.4)),
     _page(36, ("Index", 15.4), ("A", 12.7), ("B", 12.7)),
-    _page(38),
+    _page(38, text="Zebra pumps, 7"),
 ]
 
 
+def _pages(request: str, max_pages: int = 40) -> list[int]:
+    return [page.number for page in part_text(request, MANUAL, max_pages)]
+
+
 def test_a_part_named_by_its_number_runs_to_the_next_heading_as_large() -> None:
-    assert part_pages("Every figure in Appendix A, please", MANUAL, 40) == set(range(30, 35))
-    assert part_pages("List all the dates in chapter 1.", MANUAL, 40) == set(range(6, 12))
-    assert part_pages("every number in section 1.2", MANUAL, 40) == set(range(8, 12))
+    assert _pages("Every figure in Appendix A, please") == [30], "Appendix B opens page 34"
+    assert _pages("List all the dates in chapter 1.") == [6, 8]
+    assert _pages("every number in section 1.2") == [8]
+
+
+def test_the_part_starts_at_its_heading_line_and_keeps_its_offsets() -> None:
+    page = part_text("every number in section 1.2", MANUAL, 40)[0]
+    assert page.text.strip().startswith("1.2 Wiring and fuses") and "12 crates" not in page.text
+    assert page.text.index("Use 16 A fuses.") == MANUAL[4].text.index("Use 16 A fuses.")
 
 
 def test_a_part_named_by_its_words_or_quoted() -> None:
-    assert part_pages("Who is thanked in the foreword?", MANUAL, 40) == {5, 6}
-    assert part_pages("all the figures in the 'Wiring and fuses' section", MANUAL, 40) == set(range(8, 12))
-    assert part_pages("List every date in the warranty terms appendix", MANUAL, 40) == {34, 35, 36}
+    assert _pages("Who is thanked in the foreword?") == [5]
+    assert _pages("all the figures in the 'Wiring and fuses' section") == [8]
+    assert _pages("List every date in the warranty terms appendix") == [34]
 
 
 def test_no_part_is_found_where_none_is_named() -> None:
-    assert part_pages("List every figure in this guide", MANUAL, 40) == set()
+    assert _pages("List every figure in this guide") == []
     # "list" is no name of the sub-section "2.1 Lists of spare parts", nor "B" of the index's letter B
-    assert part_pages("List every name in the error codes appendix b", MANUAL, 40) == set(range(30, 37))
+    assert _pages("List every name in the error codes appendix b") == [30, 34]
 
 
 def test_a_part_runs_to_the_end_of_the_document_and_at_most_max_pages() -> None:
-    assert part_pages("every name in the index", MANUAL, 40) == {36, 37, 38}
-    assert part_pages("every figure in chapter 2", MANUAL, 5) == set(range(11, 16))
+    assert _pages("every name in the index") == [36, 38]
+    assert _pages("every figure in chapter 2", max_pages=5) == [11]
