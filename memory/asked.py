@@ -10,8 +10,10 @@ A message is cut into sentences, and each sentence into clauses at commas, dashe
 is asked when it opens a question: a wh-word, or an auxiliary before its subject ("am I allowed",
 "do we have"), in a sentence that ends in "?" or has no end mark (messages typed without one); the
 last clause before a "?" is asked whatever its form ("I'm based in Lyon, what are the parking
-rules?"); so is a request to the assistant ("show me my contract's notice period"), unless an adverb
-makes it standing ("from now on", "always": a wish about answers, which memory keeps). A clause is
+rules?"); so is a request to the assistant ("show me my contract's notice period", "book me a table",
+"I'd like you to draft …"), unless an adverb makes it standing ("from now on", "always": a wish about
+answers, which memory keeps). A request verb that is also a noun opens a statement when no object
+follows it ("Work starts at 8", "Email is our main channel"), and "remind me that …" asks to keep. A clause is
 supposed when it opens with a conditional ("if", "si", "falls"). A clause with a verb of keeping
 ("can you store that I need a standing desk") asks to remember what it says: it is said. The words
 are each language's closed classes and its verbs of asking and of keeping, not phrasings of any
@@ -52,14 +54,14 @@ REQUESTS: dict[str, str] = {
     "schreibe schick schicke sende berechne rechne übersetz übersetze buch buche erinnere erstell erstelle "
     "bereite mach",
     "es": "dime dame muestra muéstrame encuentra lista resume explica explícame compara describe busca escribe "
-    "redacta envía manda calcula traduce reserva prepara crea haz recuérdame agenda",
+    "redacta envía manda calcula traduce reserva prepara crea haz agenda",
     "it": "dimmi dammi mostra mostrami trova elenca riassumi spiega spiegami confronta descrivi cerca scrivi "
-    "redigi invia manda calcola converti traduci prenota prepara crea fai ricordami",
+    "redigi invia manda calcola converti traduci prenota prepara crea fai",
     "pt": "diga diz mostre mostra dê encontre liste resuma resume explique explica compare descreva procure "
     "escreva escreve redija envie envia manda mande calcule calcula traduza traduz reserve reserva prepare "
-    "prepara crie cria faça faz marca marque",
+    "prepara crie cria marca marque",
     "nl": "vertel toon geef vind noem vat leg vergelijk beschrijf zoek schrijf stuur bereken reken vertaal "
-    "reserveer boek plan maak",
+    "reserveer boek maak",
 }
 # Adverbs of time that make a request standing ("give me tables from now on", "never start with a
 # summary"): such a request states how the user wants answers, and is kept as said.
@@ -111,17 +113,35 @@ _ENCLITICS = (
     "vi",
     "gli",
 )
+_ENCLITIC_LANGUAGES = {"es", "it", "pt"}
+# English request verbs that are also common nouns opening a statement ("Work starts at 8 for me", "Order
+# volume doubled", "Help desk tickets go to Maria", "Book club meets on Tuesdays"): a request only with
+# an object after them ("book me a table", "order the toner").
+_NOUN_VERBS = set(
+    "list search look draft edit email reply text estimate book schedule set make put work turn draw order plan "
+    "help".split()
+)
+_PARTICLES = {"out", "up", "together", "down", "back", "over"}
+# A request put to "you" in English, wherever it stands in the clause.
+_ASKED_OF_YOU = re.compile(
+    r"\b(?:like|want|need|if|please)\s+you\s+(?:to|could|can|would|will)\s+(?:please\s+|kindly\s+)?([a-z]+)"
+)
+# "Remind me that …", "rappelle-toi que …", "ricordami che …": what follows is to keep, not to do.
+_THAT = {"that", "que", "che", "dass", "dat"}
+_PERSONS = {"me", "us", "him", "her", "them", "everyone", "mich", "uns", "mir", "nos", "mi", "ci"}
 # What follows an imperative: its object ("book me", "email this form", "tell them"), a number, or a
 # question word ("explain why …"). A clause that opens with a request verb followed by anything else and
 # holds an auxiliary states something ("Email is our main channel", "Draft budgets are due in October").
 _OBJECTS = set(
     "me us him her them it this that these those the a an my our your his their its some all every each any "
-    "what why how when where which who whether".split()
+    "what why how when where which who whether "
+    "een het de ein eine einen den die das le la les un une el los las il lo uno una o um uma mij ons".split()
 )
 # Words that may come before an imperative without changing it ("just send it", "now write …").
 _LEADS = {"just", "also", "now", "then", "quickly", "quick", "simply"}
 _POLITE = {
     "please",
+    "thank",
     "pls",
     "kindly",
     "thanks",
@@ -142,6 +162,31 @@ _POLITE = {
     "alsjeblieft",
     "aub",
     "bedankt",
+}
+# Words that complete a phrase of politeness ("thank you", "thanks a lot", "s'il te plaît", "vielen Dank").
+_THANKS = {
+    "thank",
+    "you",
+    "a",
+    "lot",
+    "so",
+    "very",
+    "much",
+    "beaucoup",
+    "s'il",
+    "te",
+    "vous",
+    "plaît",
+    "plait",
+    "vielen",
+    "herzlichen",
+    "muchas",
+    "mille",
+    "favore",
+    "dank",
+    "je",
+    "wel",
+    "muito",
 }
 # Words that open a supposition. Ambiguous ones are left out ("wenn" is also "when", "als" also "as").
 CONDITIONALS: dict[str, str] = {
@@ -188,7 +233,7 @@ def said_part(message: str, lang: str = "en", requests_asked: bool = True) -> st
         pieces = [piece for piece in _CLAUSE.split(sentence.rstrip(".!?")) if piece.strip()]
         for n, piece in enumerate(pieces):
             words = [w.lower().replace("’", "'") for w in _WORD.findall(piece)]
-            if words and all(word in _POLITE for word in words):  # "…, please." says nothing
+            if _only_thanks(words):  # "…, please.", "…, thank you." say nothing
                 continue
             if _keeps(words, lang):
                 kept.append(piece)
@@ -202,10 +247,19 @@ def said_part(message: str, lang: str = "en", requests_asked: bool = True) -> st
     return " ".join(kept)
 
 
+def _only_thanks(words: list[str]) -> bool:
+    """The clause is a word or phrase of politeness alone ("please", "thank you", "merci beaucoup",
+    "per favore", "vielen Dank")."""
+    return bool(words) and all(w in _POLITE or w in _THANKS for w in words) and any(w in _POLITE for w in words)
+
+
 def _keeps(words: list[str], lang: str) -> bool:
-    """A verb of keeping opens the clause (after any word of politeness) or follows "you"."""
+    """A verb of keeping opens the clause (after any word of politeness) or follows "you"; "make a note"
+    and "take note" too."""
     verbs = _vocabulary("keeping", lang)
     words = [word for word in words if word not in _POLITE]
+    if words[:3] in (["make", "a", "note"], ["take", "a", "note"]) or words[:2] == ["take", "note"]:
+        return True
     return any(
         word.split("-")[0] in verbs and (n == 0 or words[n - 1].split("-")[-1] in ADDRESSED)
         for n, word in enumerate(words)
@@ -218,45 +272,68 @@ def _standing(message: str, lang: str) -> bool:
 
 
 def _requests(words: list[str], lang: str) -> bool:
-    """The clause opens with a request verb (after any word of politeness), or asks "you" to do one ("I'd
-    like you to draft …", "it would be great if you could write …"). An English verb followed by no object
-    in a clause with an auxiliary is a noun or an adjective that opens a statement ("Email is our main
-    channel", "Compute costs are billed monthly"); without an auxiliary it is read as a request ("Order
-    numbers start with PO", a statement, is not told apart)."""
+    """The clause opens with a request verb (after any word of politeness), or, in English, asks "you"
+    to do one ("I'd like you to draft …", "it would be great if you could write …"). Not a request: a
+    verb followed by "that" ("remind me that …", "rappelle-toi que …": something to keep); in English,
+    a verb that is also a common noun without an object after it ("Work starts at 8", "Order 12345 is
+    mine"), and any other followed by no object in a clause with an auxiliary ("Email is our main
+    channel", "Compute costs are billed monthly")."""
     words = [word for word in words if word not in _POLITE]
-    verbs = _vocabulary("requests", lang)
-    for n, word in enumerate(words):
-        if word in ADDRESSED and any(_imperative(later, verbs) for later in words[n + 1 : n + 4]):
+    if lang == "en":
+        asked = _ASKED_OF_YOU.search(" ".join(words))
+        if asked is not None and _imperative(asked.group(1), lang):
             return True
     opening = next((word for word in words if word not in _LEADS), "")
     rest = words[words.index(opening) + 1 :] if opening else []
     verb, _, pronoun = opening.partition("-")
     if pronoun and pronoun not in _CLITICS:  # "résume-moi" is a request, "write-offs" a noun
         return False
-    if not _imperative(verb, verbs):
+    if not _imperative(verb, lang) or _keeps_what_follows(opening, rest):
         return False
-    auxiliaries = AUXILIARIES.split()
-    states = rest[:1] and rest[0] not in _OBJECTS and not rest[0][0].isdigit() and any(w in auxiliaries for w in rest)
-    return not (lang == "en" and states)
-
-
-def _imperative(word: str, verbs: frozenset[str]) -> bool:
-    """`word` is one of `verbs`, or one of them with a pronoun joined to its end ("envíale" is "envía" +
-    "le"); accents are ignored, since the pronoun moves the stress mark ("escríbeme", "escribe")."""
-    if word in verbs:
+    has_object = bool(rest) and rest[0] in _OBJECTS
+    if verb in _NOUN_VERBS:  # in any language: "work out the total", "plan een overleg"; "Plan B is …" states
+        return has_object or (len(rest) > 1 and rest[0] in _PARTICLES and rest[1] in _OBJECTS)
+    if lang != "en":
         return True
+    auxiliary = any(word in AUXILIARIES.split() or word.endswith("n't") for word in rest)
+    return has_object or not rest or rest[0][0].isdigit() or not auxiliary
+
+
+def _keeps_what_follows(opening: str, rest: list[str]) -> bool:
+    """ "Remind me that …", "rappelle-toi que …", "ricordami che …": a person, then "that", after the
+    verb (or joined to it): what follows is to keep. "Summarise that answer" is a request."""
+    if rest[:1] and rest[0] in _THAT:
+        return opening != opening.partition("-")[0] or _unaccented(opening) not in _unaccented_all()
+    return len(rest) > 1 and rest[0] in _PERSONS and rest[1] in _THAT
+
+
+def _imperative(word: str, lang: str) -> bool:
+    """`word` is a request verb of English or of `lang`, or, in Spanish, Italian or Portuguese, one of
+    that language's with a pronoun joined to its end ("envíale" is "envía" + "le"); accents are ignored,
+    since the pronoun moves the stress mark ("escríbeme", "escribe")."""
+    if word in _vocabulary("requests", lang):
+        return True
+    if lang not in _ENCLITIC_LANGUAGES:
+        return False
     plain = _unaccented(word)
     stems = [plain[: -len(clitic)] for clitic in _ENCLITICS if plain.endswith(clitic) and len(plain) > len(clitic) + 2]
-    return any(stem in _unaccented_verbs(verbs) for stem in stems)
+    return any(stem in _unaccented_verbs(lang) for stem in stems)
 
 
 def _unaccented(word: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFD", word) if unicodedata.category(c) != "Mn")
 
 
+@lru_cache(maxsize=1)
+def _unaccented_all() -> frozenset[str]:
+    """Every request verb of every language, without accents (a verb with no pronoun joined to it)."""
+    return frozenset(_unaccented(verb) for verbs in _TABLES["requests"].values() for verb in verbs)
+
+
 @lru_cache(maxsize=16)
-def _unaccented_verbs(verbs: frozenset[str]) -> frozenset[str]:
-    return frozenset(_unaccented(verb) for verb in verbs)
+def _unaccented_verbs(lang: str) -> frozenset[str]:
+    """The request verbs of `lang` alone, without accents."""
+    return frozenset(_unaccented(verb) for verb in _TABLES["requests"][lang])
 
 
 def _opens_question(words: list[str], lang: str) -> bool:
