@@ -256,14 +256,18 @@ def fit(args: argparse.Namespace) -> None:
 
 
 def signals_table(args: argparse.Namespace, rows: dict[str, dict]) -> None:
-    """Today's signals on the same prompts (bench/answerability_signals.py collect rows, same questions):
-    P(NONE) and the answerability check's P(NONE) read as they are, and a logistic regression over
-    every signal refitted leave-one-article-out like the probes."""
+    """Today's signals on the same prompts (bench/answerability_signals.py collect rows, same questions,
+    the prompts past the relevance gate): P(NONE) and the answerability check's P(NONE) alone (a signal
+    a row lacks counts as the mean), and a logistic regression over every signal refitted
+    leave-one-article-out like the probes."""
     from rag.answerability import CHECK_SIGNAL, SIGNALS
 
     saved = [json.loads(line) for line in args.signals.read_text().splitlines() if line]
     found = {r["id"]: r for r in saved if r["id"] in rows and r.get("signals") and not r.get("gated")}
     ids = list(found)
+    if not ids:
+        print("| today's signals | – | 0 | no row of --signals is among these prompts | | | |")
+        return
     y = np.array([not rows[i]["answerable"] for i in ids])
     articles = np.array([rows[i]["article"] for i in ids])
     names = [*SIGNALS, CHECK_SIGNAL]
@@ -278,7 +282,7 @@ def signals_table(args: argparse.Namespace, rows: dict[str, dict]) -> None:
             for a in sorted(set(articles))
         ]
         print(
-            f"| today: {label} | as read | {len(ids)} | {auc(score, y):.3f} | "
+            f"| today: {label} | alone | {len(ids)} | {auc(score, y):.3f} | "
             f"{np.nanmean([auc(score[articles == a], y[articles == a]) for a in sorted(set(articles))]):.3f} | "
             f"{np.mean([r[0] for r in refusals]):.2f} | {np.mean([r[1] for r in refusals]):.2f} |"
         )

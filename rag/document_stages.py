@@ -233,7 +233,7 @@ class ChoosePassages:
 
 
 # A request that names a part of a document ("in the references appendix", "the 'Using C++ code'
-# section"): its list is drawn from the pages retrieval finds for it, not from the whole document.
+# section"): its list is drawn from that part (rag/parts.py), not from the whole document.
 _NAMES_A_PART = re.compile(
     r"\b(sections?|chapters?|appendix|appendices|part|preface|foreword|acknowledge?ments?|references|bibliography|"
     r"annex(es)?|clauses?|articles?)\b|['‘\"“][^'’\"”]{3,}['’\"”]",
@@ -243,8 +243,8 @@ _NAMES_A_PART = re.compile(
 
 class ListItems:
     """ "List every date / figure / name" answered by extraction (rag/extraction.py): the items found in
-    the documents' text, each with its sentence cited to its page, in document order; from the pages
-    retrieval finds for the request when it names a part of the document."""
+    the documents' text, each with its sentence cited to its page, in document order; from the part a
+    request names, found by its headings or else by retrieval."""
 
     def __init__(self, source: DocumentSource, retrieve: Retrieve, settings: Settings) -> None:
         self._source = source
@@ -260,7 +260,7 @@ class ListItems:
         started = time.perf_counter()
         stored = {record.doc_id: list(self._source.pages(record.doc_id, record.content_hash)) for record in documents}
         if _NAMES_A_PART.search(question):
-            stored = self._parts(question, documents, stored)
+            stored = self._parts(question, stored)
         hits: list[Hit] = []
         for record in documents:
             hits += passages(record, stored[record.doc_id], PASSAGE_TOKENS)
@@ -268,18 +268,18 @@ class ListItems:
         timings["extract_ms"] = elapsed_ms(started)
         return item_list(items) if items else None
 
-    def _parts(
-        self, question: str, documents: list[DocumentRecord], stored: dict[str, list[Page]]
-    ) -> dict[str, list[Page]]:
+    def _parts(self, question: str, stored: dict[str, list[Page]]) -> dict[str, list[Page]]:
         """Each document's pages cut to the parts the request names by their headings (rag/parts.py);
-        when it names none, the pages of the passages retrieval finds for it and the page after each (a
-        part found by its heading goes on over the page)."""
+        for a document where it names none, the pages of the passages retrieval finds for it there and
+        the page after each (a part found by its heading goes on over the page)."""
         named = {doc: part_text(question, pages, self._part_pages) for doc, pages in stored.items()}
-        if any(named.values()):
-            return named
-        found = self._retrieve.run(question, self._top_k, doc_ids=frozenset(d.doc_id for d in documents))
-        wanted = {(h.chunk.doc_id, h.chunk.page + step) for h in found.hits for step in (0, 1)}
-        return {doc: [page for page in pages if (doc, page.number) in wanted] for doc, pages in stored.items()}
+        unnamed = frozenset(doc for doc, pages in named.items() if not pages)
+        if unnamed:
+            found = self._retrieve.run(question, self._top_k, doc_ids=unnamed)
+            wanted = {(h.chunk.doc_id, h.chunk.page + step) for h in found.hits for step in (0, 1)}
+            for doc in unnamed:
+                named[doc] = [page for page in stored[doc] if (doc, page.number) in wanted]
+        return named
 
 
 class SummariseSections:

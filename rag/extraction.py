@@ -159,22 +159,32 @@ def _sentences(text: str) -> Iterable[tuple[int, int]]:
 # A line of a table of contents or an index: a title, a run of leader dots, a page number. Its numbers
 # are page and section numbers, its words every heading of the document: never an item.
 _RUNNING_HEAD_WORDS = 12
-_LEADERS = re.compile(r"(?:\.\s?){4,}|…\s*\d+\s*$|(?:·\s?){4,}")
+# A line of a table of contents or an index: a title, leader dots, then a page number or nothing (the
+# number on the next line). Its numbers are page and section numbers, its words every heading of the
+# document: never an item. Leaders before an amount ("Coffee ...... $3.50") are a price list's.
+_LEADERS = re.compile(r"(?:(?:\.\s?){4,}|…|(?:·\s?){4,})\s*(?:\d{1,4}|[ivxlc]{1,6})?\s*$", re.IGNORECASE)
 
 
 def _running_head(hit: Hit) -> list[tuple[int, int]]:
-    """The page's first line when the passage opens the page and the line is a short one that starts or
-    ends with a bare number: a running head with its page number ("92 Appendix B Invoking R", "Chapter
-    1: Creating R packages 19"), whose figures are no items. PDF pages only."""
+    """The page's first line when the passage opens a PDF page and the line is its page number alone
+    ("92"), or a short title with its page number ("92 Appendix B Invoking R", "Chapter 1: Creating R
+    packages 19": most words capitalised): a running head, whose figures are no items."""
     if hit.chunk.char_start != 0 or not hit.chunk.page:
         return []  # a text file's first line is its title
     first = re.match(r"\s*([^\n]*)", hit.chunk.text)
-    if first is None or len(first.group(1).split()) > _RUNNING_HEAD_WORDS:
+    if first is None:
         return []
     line = first.group(1).strip()
-    if line.endswith((".", "!", "?")) and len(line.split()) > 3:
-        return []  # a sentence ("92 pumps were shipped in 2024."), not a head ("28 CHAPTER 4.")
-    return [first.span(1)] if re.match(r"\d+(?:\s|$)", line) or re.search(r"\s\d+$", line) else []
+    number = re.fullmatch(r"(\d{1,4})\s+(.+)|(.+?)\s+(\d{1,4})|(\d{1,4})", line)
+    if number is None:
+        return []
+    if number.group(5):
+        return [first.span(1)]
+    title = [word for word in (number.group(2) or number.group(3)).split() if word[:1].isalpha()]
+    capitalised = sum(word[0].isupper() for word in title)
+    if len(title) < 2 or len(title) > _RUNNING_HEAD_WORDS or capitalised * 2 < len(title) + 1:
+        return []
+    return [first.span(1)]
 
 
 def extract(kind: ListKind, passages: list[Hit]) -> list[Item]:

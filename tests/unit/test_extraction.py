@@ -63,3 +63,12 @@ def test_the_page_number_of_a_running_head_is_no_item() -> None:
     assert [item.value for item in extract("figures", [alone])] == ["100000"]
     sentence = text_hit("92 pumps were shipped in 2024.\nEach weighs 40 kg.", source="m.pdf", page=5)
     assert [item.value for item in extract("figures", [sentence])] == ["92", "40 kg"]
+
+
+def test_leader_dots_before_an_amount_and_a_sentence_on_the_first_line_keep_their_items() -> None:
+    prices = text_hit("Coffee .......... $3.50\nSubtotal ........ 1,250.00", source="menu.pdf", page=1)
+    assert [item.value for item in extract("figures", [prices])] == ["$3.50", "1,250.00"]
+    opening = text_hit("15 employees joined the team in March and\nstayed.", source="m.pdf", page=4)
+    assert [item.value for item in extract("figures", [opening])] == ["15"]
+    head = text_hit("Chapter 1: Creating R packages 19\nUse 350k of stack.", source="m.pdf", page=27)
+    assert [item.value for item in extract("figures", [head])] == ["350k"]

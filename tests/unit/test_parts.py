@@ -61,3 +61,31 @@ def test_no_part_is_found_where_none_is_named() -> None:
 def test_a_part_runs_to_the_end_of_the_document_and_at_most_max_pages() -> None:
     assert _pages("every name in the index") == [36, 38]
     assert _pages("every figure in chapter 2", max_pages=5) == [11]
+
+
+REPORT = [
+    _page(1, ("Annual Report 2023", 22.0), ("List of Figures", 15.4)),
+    _page(2, ("1 Overview", 15.4)),
+    _page(5, ("2 Results", 15.3), text="Revenue rose 12%.\n2  Results\nMargins held at 8%."),
+    _page(9, ("CHAPTER 3", 15.4), ("Outlook", 13.0)),
+    _page(12, ("Appendix B: Methods", 15.4)),
+    _page(14, text="Sources: 4 surveys."),
+]
+
+
+def test_neither_the_title_nor_the_words_that_say_what_to_list_name_a_part() -> None:
+    pages = [page.number for page in part_text("List every figure in chapter 2 of the annual report", REPORT, 40)]
+    assert pages == [5], "not the title's pages, not 'List of Figures'"
+    assert [p.number for p in part_text("List every figure in Appendix B", REPORT, 40)] == [12, 14]
+
+
+def test_a_level_measured_a_little_smaller_still_ends_the_part_before_it() -> None:
+    assert [p.number for p in part_text("every number in chapter 1", REPORT, 40)] == [2, 5]
+    page_five = part_text("every number in chapter 1", REPORT, 40)[1]
+    assert "Revenue rose 12%." in page_five.text and "Margins" not in page_five.text
+
+
+def test_a_heading_of_its_number_alone_and_one_written_with_other_spacing() -> None:
+    assert [p.number for p in part_text("all the dates in chapter 3", REPORT, 40)] == [9]
+    page_five = part_text("every figure in section 2", REPORT, 40)[0]
+    assert "Margins held at 8%." in page_five.text and "Revenue" not in page_five.text
