@@ -206,3 +206,15 @@ def test_a_list_of_bare_figures_found_in_the_text_is_shown_cited(home: Path) -> 
     assert not answer.refused and answer.citations
     for figure in ("3.6 V", "120 mm", "60%", "2.5 km"):
         assert figure in answer.answer
+
+
+def test_a_list_from_a_named_chapter_draws_from_that_chapter_alone(home: Path) -> None:
+    """ "Every figure in chapter 3" is found by the chapter's heading, not by retrieval (which finds
+    whatever page names the chapter's words): every item cites a page of chapter 3."""
+    session = open_session(get_settings(memory_enabled=False))
+    manual = chaptered_pdf_bytes(20, per_chapter=5)
+    assert session.ingest_bytes("manual.pdf", manual).status == "indexed"
+    answer = session.ask("List every figure in chapter 3.", AskOptions(documents=("manual.pdf",)))
+    assert answer.document_request is not None and answer.document_request.method == "extracted", answer
+    pages = {citation.page for citation in answer.citations}
+    assert pages and pages <= set(range(11, 16)), pages
