@@ -223,6 +223,7 @@ def fit(args: argparse.Namespace) -> None:
         "refusal @0.15 FR (frozen) | false refusal |"
     )
     print("|---|---|---|---|---|---|---|")
+    pooled: dict[str, dict[str, float]] = {}  # each probe's held-out scores, for the rows of --signals
     for states_file in sorted(args.states.glob("*.npz")):
         saved = dict(np.load(states_file))
         ids = [i for i in rows if i in saved]
@@ -247,15 +248,16 @@ def fit(args: argparse.Namespace) -> None:
                 refusals.append(refused)
                 false_refusals.append(falsely)
             name = states_file.stem
+            pooled[f"{name} | {method}"] = dict(zip(ids, scores, strict=True))
             print(
                 f"| {name} | {method} | {len(ids)} | {auc(scores, y):.3f} | {np.nanmean(per_article):.3f} | "
                 f"{np.mean(refusals):.2f} | {np.mean(false_refusals):.2f} |"
             )
     if args.signals is not None:
-        signals_table(args, rows)
+        signals_table(args, rows, pooled)
 
 
-def signals_table(args: argparse.Namespace, rows: dict[str, dict]) -> None:
+def signals_table(args: argparse.Namespace, rows: dict[str, dict], pooled: dict[str, dict[str, float]]) -> None:
     """Today's signals on the same prompts (bench/answerability_signals.py collect rows, same questions,
     the prompts past the relevance gate): P(NONE) and the answerability check's P(NONE) alone (a signal
     a row lacks counts as the mean), and a logistic regression over every signal refitted
@@ -286,19 +288,24 @@ def signals_table(args: argparse.Namespace, rows: dict[str, dict]) -> None:
             f"{np.nanmean([auc(score[articles == a], y[articles == a]) for a in sorted(set(articles))]):.3f} | "
             f"{np.mean([r[0] for r in refusals]):.2f} | {np.mean([r[1] for r in refusals]):.2f} |"
         )
-    scores = np.zeros(len(ids))
-    refusals, per_article = [], []
-    for article in sorted(set(articles)):
-        test = articles == article
-        w, b = logistic(x[~test], y[~test], args.l2)
-        scores[test] = x[test] @ w + b
-        per_article.append(auc(scores[test], y[test]))
-        refusals.append(frozen_refusal(x[~test] @ w + b, y[~test], scores[test], y[test]))
-    print(
-        f"| today: every signal, check included | logistic | {len(ids)} | {auc(scores, y):.3f} | "
-        f"{np.nanmean(per_article):.3f} | {np.mean([r[0] for r in refusals]):.2f} | "
-        f"{np.mean([r[1] for r in refusals]):.2f} |"
-    )
+    for label, columns in (("check left out (the default path)", x[:, :-1]), ("check included", x)):
+        scores = np.zeros(len(ids))
+        refusals, per_article = [], []
+        for article in sorted(set(articles)):
+            test = articles == article
+            w, b = logistic(columns[~test], y[~test], args.l2)
+            scores[test] = columns[test] @ w + b
+            per_article.append(auc(scores[test], y[test]))
+            refusals.append(frozen_refusal(columns[~test] @ w + b, y[~test], scores[test], y[test]))
+        print(
+            f"| today: every signal, {label} | logistic | {len(ids)} | {auc(scores, y):.3f} | "
+            f"{np.nanmean(per_article):.3f} | {np.mean([r[0] for r in refusals]):.2f} | "
+            f"{np.mean([r[1] for r in refusals]):.2f} |"
+        )
+    for probe, held_out in pooled.items():  # the probes' held-out scores, on these rows alone
+        common = [n for n, i in enumerate(ids) if i in held_out]
+        probe_scores = np.array([held_out[ids[n]] for n in common])
+        print(f"| {probe}, on these rows | {len(common)} | {auc(probe_scores, y[common]):.3f} | | | |")
 
 
 def main() -> None:
