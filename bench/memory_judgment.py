@@ -79,24 +79,13 @@ def fresh_memory(folder: Path, app: Any, prior: list[tuple[str, str]]) -> tuple[
     from memory.markdown_store import memory_files
     from memory.memory import Memory
     from memory.memory_log import MemoryLog
-    from memory.sensitive_gate import MemoryGates
 
-    settings = app.settings
     files = memory_files(folder)
     for target, line in prior:
         files[target].add(line)
-    memory = Memory(
-        files,
-        MemoryLog(folder / "log.sqlite"),
-        app.llm,
-        app.embedder.embed,
-        settings.memory_context_tokens,
-        settings.memory_related_similarity,
-        MemoryGates.from_settings(settings),
-        settings.memory_update_similarity,
-        settings.memory_relevant_similarity,
-    )
-    return memory, files
+    return Memory.from_settings(
+        files, MemoryLog(folder / "log.sqlite"), app.llm, app.embedder.embed, app.settings
+    ), files
 
 
 def main() -> None:

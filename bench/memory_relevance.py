@@ -17,11 +17,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import tempfile
 from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 DATASET = ROOT / "eval/datasets/memory/relevance.jsonl"
 PERSONA = ROOT / "eval/datasets/memory/persona"
 DOCUMENT_SETS = (
@@ -53,14 +55,12 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         os.environ.update(RAGCHAT_HOME=str(Path(tmp) / "home"), RAGCHAT_RERANKER_DIR=str(Path(tmp) / "none"))
+        from bench.memory_judgment import fresh_memory
         from core.language import LanguageDetector
         from core.schemas import MemoryFacts
         from core.settings import get_settings
-        from memory.markdown_store import memory_files
         from memory.memory import Memory
-        from memory.memory_log import MemoryLog
         from memory.relevance import has_word_table, speaks_of_self
-        from memory.sensitive_gate import MemoryGates
         from ragchat.application import App
 
         settings = get_settings()
@@ -72,22 +72,8 @@ def main() -> None:
             """A Memory over fresh files holding these lines (one per set of lines, its vectors cached)."""
             key = (tuple(user), tuple(company))
             if key not in memories:
-                folder = Path(tmp) / f"m{len(memories)}"
-                files = memory_files(folder)
-                for target, lines in (("USER", user), ("COMPANY", company)):
-                    for line in lines:
-                        files[target].add(line)
-                memories[key] = Memory(
-                    files,
-                    MemoryLog(folder / "log.sqlite"),
-                    app.llm,
-                    app.embedder.embed,
-                    settings.memory_context_tokens,
-                    settings.memory_related_similarity,
-                    MemoryGates.from_settings(settings),
-                    settings.memory_update_similarity,
-                    settings.memory_relevant_similarity,
-                )
+                prior = [("USER", line) for line in user] + [("COMPANY", line) for line in company]
+                memories[key] = fresh_memory(Path(tmp) / f"m{len(memories)}", app, prior)[0]
             return memories[key]
 
         def signals(question: str, user: list[str], company: list[str]) -> tuple[bool, float, bool]:

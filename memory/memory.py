@@ -21,6 +21,7 @@ from memory.relevance import has_word_table, speaks_of_self
 from providers.llm.base import LLM
 
 if TYPE_CHECKING:
+    from core.settings import Settings
     from memory.graph import MemoryGraph
     from memory.sensitive_gate import MemoryGates
 
@@ -51,6 +52,30 @@ class Memory:
         self._relevant_similarity = relevant_similarity
         self._vectors: dict[str, np.ndarray] = {}  # entry text → unit vector (entries change rarely)
         self._last_question: tuple[str, np.ndarray] | None = None
+
+    @classmethod
+    def from_settings(
+        cls,
+        files: dict[str, MemoryFile],
+        log: MemoryLog,
+        llm_factory: Callable[[], LLM],
+        embed: Embed,
+        settings: Settings,
+    ) -> Memory:
+        """A Memory with the gates and thresholds of `settings`."""
+        from memory.sensitive_gate import MemoryGates
+
+        return cls(
+            files,
+            log,
+            llm_factory,
+            embed,
+            settings.memory_context_tokens,
+            settings.memory_related_similarity,
+            MemoryGates.from_settings(settings),
+            settings.memory_update_similarity,
+            settings.memory_relevant_similarity,
+        )
 
     @cached_property
     def _graph(self) -> MemoryGraph:

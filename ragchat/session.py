@@ -34,7 +34,6 @@ from ingestion.page_image import PageImage, render_page
 from memory.markdown_store import memory_files
 from memory.memory import Memory
 from memory.memory_log import MemoryLog
-from memory.sensitive_gate import MemoryGates
 from providers.chroma_server import store_label
 from rag.conversation_export import conversation_markdown
 from rag.conversations import ConversationStore
@@ -213,17 +212,12 @@ class Session:
     def memory(self) -> Memory:
         """USER_MEMORY.md and COMPANY_MEMORY.md (in RAGCHAT_HOME for the default user; see
         core/user_space.py for a named one), and the graph that writes them."""
-        settings = self.settings
-        return Memory(
+        return Memory.from_settings(
             memory_files(self.space.user_memory_dir, self.space.company_memory_dir),
-            MemoryLog(settings.db_path, self.user),
+            MemoryLog(self.settings.db_path, self.user),
             self.app.llm,
             lambda texts: self.app.embedder.embed(texts),
-            settings.memory_context_tokens,
-            settings.memory_related_similarity,
-            MemoryGates.from_settings(settings),
-            settings.memory_update_similarity,
-            settings.memory_relevant_similarity,
+            self.settings,
         )
 
     @cached_property

@@ -9,7 +9,7 @@ from pathlib import Path
 from core.schemas import MemoryFacts, MemoryOutcome
 from core.settings import get_settings
 from memory.relevance import speaks_of_self
-from rag.pipeline import AnswerPipeline, AskOptions
+from rag.pipeline import AskOptions
 from tests.pipeline_parts import build_pipeline
 from tests.recording_llm import RecordingLLM
 from tests.unit.test_grounded_markers import TwoPassages
@@ -38,26 +38,24 @@ class FirstPersonMemory:
         return MemoryOutcome()  # nothing written: the answer's prompt is what is checked
 
 
-def _pipeline(tmp_path: Path, reply: str, memory: FirstPersonMemory) -> tuple[AnswerPipeline, RecordingLLM]:
-    llm = RecordingLLM(reply)
-    return build_pipeline(get_settings(home=tmp_path), TwoPassages(), lambda: llm, memory), llm
+def _follow_up(tmp_path: Path, first: str, rewrite: str) -> tuple[FirstPersonMemory, RecordingLLM]:
+    """Ask `first`, then "And since when?" in the same conversation, the model rewriting it to `rewrite`;
+    the memory's record of what it was asked and the model's calls for the follow-up alone."""
+    memory, llm = FirstPersonMemory(), RecordingLLM(rewrite)
+    pipeline = build_pipeline(get_settings(home=tmp_path), TwoPassages(), lambda: llm, memory)
+    pipeline.ask(first, AskOptions(session_id="s")).result()
+    llm.calls.clear()
+    pipeline.ask("And since when?", AskOptions(session_id="s")).result()
+    return memory, llm
 
 
 def test_a_follow_up_whose_rewrite_is_about_the_user_gets_the_facts(tmp_path: Path) -> None:
-    memory = FirstPersonMemory()
-    pipeline, llm = _pipeline(tmp_path, "Since when have I been in my role?", memory)
-    pipeline.ask("What is my role?", AskOptions(session_id="s")).result()
-    llm.calls.clear()
-    pipeline.ask("And since when?", AskOptions(session_id="s")).result()
+    memory, llm = _follow_up(tmp_path, "What is my role?", "Since when have I been in my role?")
     assert memory.asked[-2:] == ["And since when?", "Since when have I been in my role?"]
     assert FACT in llm.calls[-1][-1].content
 
 
 def test_a_follow_up_about_something_else_stays_without_them(tmp_path: Path) -> None:
-    memory = FirstPersonMemory()
-    pipeline, llm = _pipeline(tmp_path, "Since when was Duncan a hostage?", memory)
-    pipeline.ask("Who was the hostage?", AskOptions(session_id="s")).result()
-    llm.calls.clear()
-    pipeline.ask("And since when?", AskOptions(session_id="s")).result()
+    memory, llm = _follow_up(tmp_path, "Who was the hostage?", "Since when was Duncan a hostage?")
     assert memory.asked[-1] == "Since when was Duncan a hostage?"
     assert all(FACT not in message.content for call in llm.calls for message in call)
