@@ -65,6 +65,13 @@ def is_labelled_row(line: str) -> bool:
     return len(cells) >= 2 and len(named) * 2 > len(cells)
 
 
+def row_labels(line: str) -> list[str]:
+    """The column names a row written by `labelled_row` gives its cells, in order (a cell without one
+    is left out)."""
+    cells = (cell.strip(" |") for cell in line.split(CELL_SEPARATOR))
+    return [cell[:at] for cell in cells if 0 < (at := cell.find(LABEL_SEPARATOR)) <= MAX_LABEL_CHARS]
+
+
 def unstacked(row: list[str | None]) -> list[list[str | None]]:
     """A row whose every filled cell holds the same number (two or more) of lines, figures among
     them, is that many rows that the PDF drew without rules between them ("Indiana\\nIowa" beside

@@ -23,7 +23,7 @@ import numpy as np
 
 from core.schemas import Hit
 from core.text import ends_sentence, estimate_tokens, tokenize
-from ingestion.tables import is_labelled_row
+from ingestion.tables import is_labelled_row, row_labels
 
 Embed = Callable[[list[str]], list[list[float]]]
 
@@ -159,7 +159,10 @@ class EvidencePicker:
     def _units(self, text: str) -> list[Span]:
         if estimate_tokens(text) < self._min_chunk_tokens:
             return [_trimmed(text, 0, len(text))] if text.strip() else []
-        return sentence_spans(text)
+        spans = sentence_spans(text)
+        if len(spans) > 1 and _cut_row(text[spans[0].start : spans[0].end], text[spans[1].start : spans[1].end]):
+            return spans[1:]
+        return spans
 
     @staticmethod
     def _header_rows(units: list[tuple[int, Span]], is_row: list[bool], best: int, text: str) -> set[int]:
@@ -172,6 +175,17 @@ class EvidencePicker:
         while first > 0 and units[first - 1][0] == owner and is_row[first - 1] and best - first < MAX_TABLE_ROWS:
             first -= 1
         return set(range(first, best + 1))
+
+
+def _cut_row(first: str, second: str) -> bool:
+    """Whether a chunk's first line is the end of a table row its start cut off: its column names are
+    the last ones of the next row's ("| City: Torrance | No. Of: 388" above "Notice Date: … | Company:
+    … | City: … | No. Of: …"). Such values name no subject, and a small model took them for another
+    row's ("388 employees" for the company of the row after them); the previous chunk holds the row
+    whole. A whole row whose leading cells are empty reads the same, and is left out too: what it
+    lacks is usually what names it."""
+    cut, whole = row_labels(first), row_labels(second)
+    return 0 < len(cut) < len(whole) and whole[-len(cut) :] == cut
 
 
 def relevance(embed: Embed, question: str, texts: list[str], lexical_weight: float) -> np.ndarray:

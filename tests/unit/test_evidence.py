@@ -144,3 +144,19 @@ def test_an_abbreviation_or_initials_do_not_end_a_sentence() -> None:
     ]
     assert [text[s.start : s.end] for s in sentence_spans(text)] == expected
     assert split_sentences(text) == expected
+
+
+def test_a_row_the_chunks_start_cut_off_is_not_given_and_whole_rows_are() -> None:
+    rows = (
+        "| City: Torrance | No. Of: 388 | Layoff/Closure: Layoff Permanent\n"
+        "Notice Date: 01/20/2016 | Company: Highland Metals Inc. | City: San Jose | No. Of: 17 | Layoff/Closure: Shut\n"
+        "Notice Date: 01/21/2016 | Company: Centrally Grown | City: Cambria | No. Of: 16 | Layoff/Closure: Shut"
+    )
+    given = " ".join(h.chunk.text for h in picker(1000).pick("How many employees in Torrance?", [hit(rows)]))
+    assert "388" not in given and "Highland Metals" in given and "Centrally Grown" in given
+    # A row whose empty cell was left out is whole, and stays: its labels are no suffix of the next's.
+    sparse = rows.replace(
+        "| City: Torrance | No. Of: 388 |", "Notice Date: 01/19/2016 | City: Torrance | No. Of: 3000 |"
+    )
+    given = " ".join(h.chunk.text for h in picker(1000).pick("How many employees in Torrance?", [hit(sparse)]))
+    assert "Notice Date: 01/19/2016 | City: Torrance | No. Of: 3000" in given
