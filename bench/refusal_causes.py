@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections import Counter, defaultdict
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
 def cause(row: dict) -> str:
@@ -40,13 +43,9 @@ def cause(row: dict) -> str:
 MIN_ROWS = 10
 
 
-def auc(higher: list[float], lower: list[float]) -> float:
-    """The chance that a value of `higher` exceeds one of `lower` (ties count half)."""
-    wins = sum(1.0 if h > x else 0.5 if h == x else 0.0 for h in higher for x in lower)
-    return wins / max(len(higher) * len(lower), 1)
-
-
 def signal_separation(rows: list[dict]) -> None:
+    from bench.answerability_signals import auc  # the calibration's own AUC (loads the answer path)
+
     scored = [r for r in rows if (r.get("abstention") or {}).get("signals")]
     names = [*dict.fromkeys(n for r in scored for n in r["abstention"]["signals"]), "score"]
 
