@@ -71,40 +71,6 @@ class Item:
     passage: Hit
 
 
-# A request for a list of every item of a kind: a word asking for all of them, and the kind's word.
-_EVERY = re.compile(
-    r"\b(every|all|each|list|extract|pull out|jot down|enumerate|name every|mentioned|named|shows? up|"
-    r"cités?|citées?|mentionn\w*|genannt\w*|mencionad\w*|"
-    r"tous|toutes|chaque|liste|relève|releve|note|alle|jede[nsr]?|liste|todos|todas|cada|lista)\b",
-    re.IGNORECASE,
-)
-_KIND_WORDS: dict[ListKind, re.Pattern[str]] = {
-    "dates": re.compile(
-        r"\b(dates?|deadlines?|due dates|years?|milestones?|échéances?|echeances?|datum|daten|fristen|termine|"
-        r"fechas?|plazos?)\b",
-        re.IGNORECASE,
-    ),
-    "figures": re.compile(
-        r"\b(figures?|numbers?|numeric|numerical|amounts?|percentages?|sums?|prices?|costs?|values?|specs?|"
-        r"statistics|kpis?|metrics|"
-        r"chiffres?|montants?|nombres?|pourcentages?|zahlen|beträge|betraege|cifras|importes?|números|numeros)\b",
-        re.IGNORECASE,
-    ),
-    "names": re.compile(
-        r"\b(names?|people|persons?|who|parties|compan(y|ies)|organi[sz]ations?|institut(e|es|ions)|places?|"
-        r"personnes?|qui|organismes?|lieux|namen|personen|firmen|orte|nombres propios|personas|empresas|lugares)\b",
-        re.IGNORECASE,
-    ),
-}
-
-
-def list_kind(request: str) -> ListKind | None:
-    """The kind of item a request asks every one of ("list every date", "who is mentioned?"), or None:
-    one kind named, and a word asking for all of them."""
-    kinds = [kind for kind, words in _KIND_WORDS.items() if words.search(request)]
-    return kinds[0] if len(kinds) == 1 and _EVERY.search(request) else None
-
-
 def _dates(text: str) -> Iterable[re.Match[str]]:
     return _DATE.finditer(text)
 

@@ -25,7 +25,8 @@ import numpy as np
 
 from core.linear_probe import probability
 from rag.evidence import Embed
-from rag.extraction import ListKind, list_kind
+from rag.extraction import ListKind
+from rag.list_requests import list_kind
 
 WEIGHTS_PATH = Path(__file__).with_name("router_weights.json")
 SCOPE_WEIGHTS_PATH = Path(__file__).with_name("scope_weights.json")

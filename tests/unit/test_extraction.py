@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rag.extraction import extract, item_list, list_kind
+from rag.extraction import extract, item_list
 from tests.chunks import text_hit
 
 LEASE = text_hit(
@@ -33,15 +33,6 @@ def test_the_list_cites_each_item_to_its_sentence_and_page() -> None:
     ), "the sentence, not the heading in capitals above it"
     assert lines[1].endswith("[2]") and len(passages) == 3 and all(p.chunk.page == 2 for p in passages)
     assert passages[0].chunk.text.startswith("The lease between") and passages[0].chunk.char_start > 0
-
-
-def test_which_requests_ask_for_every_item_of_a_kind() -> None:
-    assert list_kind("jot down all the dates and deadlines in the lease") == "dates"
-    assert list_kind("Can you pull out every figure in this agreement?") == "figures"
-    assert list_kind("Qui est cité dans ce document ? Personnes, organismes, lieux.") == "names"
-    assert list_kind("When does the lease start?") is None, "one date, not all of them"
-    assert list_kind("Who signed the lease?") is None
-    assert list_kind("Summarise the lease in 3 bullets.") is None
 
 
 def test_a_table_of_contents_gives_no_items() -> None:
