@@ -25,7 +25,8 @@ import re
 from rag.extraction import ListKind
 
 _EVERY = re.compile(
-    r"\b(every|everyone|all|each|list|extract|pull out|jot down|enumerate|name every|mentioned|"
+    r"\b(every|everyone|all|each|extract|pull out|jot down|enumerate|name every|mentioned|"
+    r"^\s*list|(?<=please )list|list(?=\s+(?:the|all|every|each|any|me|us|out|of|them)\b)|"
     r"referenced|referred to|cited|shows? up|appears?|cités?|citées?|mentionn\w*|genannt\w*|erwähnt\w*|"
     r"mencionad\w*|aparecen|tous|toutes|chaque|liste|relève|releve|alle|jede[nsr]?|todos|todas|cada|lista)\b",
     re.IGNORECASE,
@@ -117,10 +118,15 @@ _WHEN_SEVERAL = re.compile(
     r"différent\w*|successi\w*|vari[oa]s|distint[oa]s)\b",
     re.IGNORECASE,
 )
-# One value wanted: a count, a total, an extreme of the kind, or a yes/no question.
+# One value wanted: a count, a total, an extreme of the kind, or a yes/no question; or a set of a given
+# size ("the four packages", "which two companies", "one date"), which the model picks out better than a
+# list of all.
 _ONE_VALUE = re.compile(
     r"\b(how many|how much(?! does each)|total|sum of|number of|the most|combien|wie viele|wieviel\w*|"
     r"cuánt[oa]s?)\b|"
+    r"\b(?:two|three|four|five|six|seven|eight|nine|ten|\d+)\s+(?:[\w'’-]+\s+)?"
+    rf"(?:{'|'.join(_PLURAL_ONLY.values())})\b|"
+    rf"\b(?:one|a single|any one)\s+(?:[\w'’-]+\s+)?(?:{'|'.join(_KIND_WORDS.values())})\b|"
     r"\b(first|last|latest|earliest|highest|lowest|maximum|minimum|largest|smallest|biggest)\s+(?:\w+\s+)?"
     rf"(?:{'|'.join(_KIND_WORDS.values())})\b",
     re.IGNORECASE,

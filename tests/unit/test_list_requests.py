@@ -41,6 +41,9 @@ def test_a_request_for_every_item_of_a_kind_is_recognised(request_text: str, kin
         "Who signed the lease?",  # one person
         "How many employees are named in the appendix?",  # a count
         "What is the highest fee in the tariff?",  # an extreme
+        "What are the four modules that make up the kit?",  # a set of a given size
+        "Give me one date from the minutes.",
+        "What page number is printed on the price list?",  # "list" as a noun
         "Are all the dates in the plan consistent?",  # yes/no
         "List every deadline and every fee in the tender.",  # two kinds: the model writes it
         "give me the dates and the prices in the quote",
