@@ -6,9 +6,9 @@ Retrieval is the wrong tool for this: a part's name is written most often in the
 so a search for "Appendix B (Invoking R)" finds the contents page, and a list drawn from it lists page
 numbers. A heading matches when the request names its number ("chapter 1" → "1 Introduction and
 preliminaries", "Appendix B" → "Appendix B: Invoking R"), quotes its words ("the 'Using scan directly'
-test"), or holds every one of its words ("in the acknowledgments", "the part about non-R scripts in
-packages"); the words of the request that only say what to list ("list every figure") and the
-document's title name no part.
+test"), or holds every one of its words ("the part about non-R scripts in packages"; a heading of
+one word below the top level only when named as a place: "in the acknowledgments"); the words of the
+request that only say what to list ("list every figure") and the document's title name no part.
 """
 
 from __future__ import annotations
@@ -28,6 +28,11 @@ _PART_REFERENCE = re.compile(
     re.IGNORECASE,
 )
 _QUOTED = re.compile(r"['‘\"“]([^'’\"”]{3,})['’\"”]")
+# A word the request names as a place: "in the acknowledgments", "the glossary section".
+_PLACE = re.compile(
+    r"\b(?:in|from|under|within|inside)\s+the\s+([\w'’-]+)|\b([\w'’-]+)\s+(?:section|part|chapter|appendix)\b",
+    re.IGNORECASE,
+)
 # Words of a list request that say what to list, not where ("list every figure", "all the names").
 _LISTING = set(
     tokenize(
@@ -54,6 +59,7 @@ class _Request:
     numbers: set[str]  # "b" of "Appendix B", "1" of "chapter 1"
     quoted: list[str]
     words: set[str]  # its terms (core.text.tokenize), less those that say what to list
+    places: set[str]  # the terms it names as a place ("in the acknowledgments")
 
 
 def part_text(request: str, pages: Iterable[Page], max_pages: int) -> list[Page]:
@@ -69,6 +75,7 @@ def part_text(request: str, pages: Iterable[Page], max_pages: int) -> list[Page]
         numbers={found.casefold() for found in _PART_REFERENCE.findall(request)},
         quoted=[q.casefold().strip() for q in _QUOTED.findall(request)],
         words=set(tokenize(request)) - _LISTING,
+        places={t for match in _PLACE.finditer(request) for word in match.groups() if word for t in tokenize(word)},
     )
     spans: dict[int, list[tuple[int, int]]] = {}
     for n, heading in enumerate(headings):
@@ -111,7 +118,8 @@ def _title_and_top(headings: list[_Heading]) -> tuple[_Heading, float]:
 
 def _names(heading: _Heading, request: _Request, top: float) -> bool:
     """The request names the heading's number, quotes its words, or holds every word of it (a heading of
-    one word only at the top level: "the preface", not "6.1 Lists")."""
+    one word only at the top level, "the preface", or named as a place, "in the acknowledgments" for
+    "1.3 Acknowledgments"; not "6.1 Lists" for "list every figure")."""
     tokens = heading.title.split()
     lead = 1 if tokens and tokens[0].casefold() in _PART_WORDS and len(tokens) > 1 else 0
     first = tokens[lead].rstrip(".:") if len(tokens) > lead else ""
@@ -125,7 +133,9 @@ def _names(heading: _Heading, request: _Request, top: float) -> bool:
         return True
     rest = " ".join(tokens[lead + (number is not None) :])
     terms = {t for t in tokenize(rest) if len(t) > 1 and not t[0].isdigit()} - _PART_WORDS
-    return bool(terms) and terms <= request.words and (len(terms) > 1 or heading.size >= top * (1 - _SAME_SIZE))
+    if not terms or not terms <= request.words:
+        return False
+    return len(terms) > 1 or heading.size >= top * (1 - _SAME_SIZE) or terms <= request.places
 
 
 def _line_of(heading: _Heading, text: str, after: int) -> int | None:

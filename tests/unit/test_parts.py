@@ -52,6 +52,13 @@ def test_a_part_named_by_its_words_or_quoted() -> None:
     assert _pages("List every date in the warranty terms appendix") == [34]
 
 
+def test_a_heading_of_one_word_below_the_top_level_is_named_as_a_place() -> None:
+    assert _pages("Every date in the unpacking, please") == [6, 8], "'1.1 Unpacking', up to '1.2 Wiring …'"
+    assert "Use 16 A fuses." not in part_text("Every date in the unpacking", MANUAL, 40)[1].text
+    assert _pages("which figures does the unpacking section give?") == [6, 8]
+    assert _pages("How do I go about unpacking it? List every step's figure") == []
+
+
 def test_no_part_is_found_where_none_is_named() -> None:
     assert _pages("List every figure in this guide") == []
     # "list" is no name of the sub-section "2.1 Lists of spare parts", nor "B" of the index's letter B
