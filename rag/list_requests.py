@@ -24,6 +24,7 @@ import re
 
 from rag.extraction import ListKind
 
+# A word that asks for all of them ("list" as a verb, not "the donors list").
 _EVERY = re.compile(
     r"\b(every|everyone|all|each|extract|pull out|jot down|enumerate|name every|mentioned|"
     r"^\s*list|(?<=please )list|list(?=\s+(?:the|all|every|each|any|me|us|out|of|them)\b)|"
@@ -31,8 +32,7 @@ _EVERY = re.compile(
     r"mencionad\w*|aparecen|tous|toutes|chaque|liste|relève|releve|alle|jede[nsr]?|todos|todas|cada|lista)\b",
     re.IGNORECASE,
 )
-# Each kind's words: those a request may use in either number, and plurals (or words that are a list
-# by meaning), which alone say that several are wanted.
+# Each kind's words, in either number.
 _KIND_WORDS: dict[ListKind, str] = {
     "dates": r"dates?|deadlines?|due dates?|years?|milestones?|timelines?|chronolog(?:y|ies|ie)|échéances?|echeances?|"
     r"datum|daten|fristen|termine|fechas?|plazos?|años",
@@ -48,6 +48,7 @@ _KIND_WORDS: dict[ListKind, str] = {
     r"personnes?|organismes?|lieux|entreprises|sociétés|namen|personen|firmen|orte|"
     r"nombres propios|personas|empresas|lugares|instituciones",
 }
+# Their plurals, and words that are a list by meaning ("timeline"): alone they say that several are wanted.
 _PLURAL_ONLY: dict[ListKind, str] = {
     "dates": r"dates|deadlines|years|milestones|timelines?|chronolog(?:y|ies)|chronologie|schedule of \w+|"
     r"échéances|fristen|termine|fechas|plazos|años",
@@ -131,7 +132,6 @@ _ONE_VALUE = re.compile(
     rf"(?:{'|'.join(_KIND_WORDS.values())})\b",
     re.IGNORECASE,
 )
-# A yes/no question; "can you …" and "could you …" are requests.
 # Lists of another kind of thing: "what limits or caveats does it mention?" asks for restrictions.
 _OTHER_LISTS = re.compile(
     r"\b(caveats?|risks?|assumptions?|limitations?|steps?|action items?|to-?dos?|tasks?|requirements?|"
@@ -139,6 +139,7 @@ _OTHER_LISTS = re.compile(
     r"risques?|hypothèses?|limites|étapes?|risiken|annahmen|einschränkungen|schritte|riesgos|supuestos|pasos)\b",
     re.IGNORECASE,
 )
+# A yes/no question; "can you …" and "could you …" are requests.
 _YES_NO = re.compile(
     r"^\s*(are|is|do|does|did|can(?! (?:you|u)\b)|could(?! (?:you|u)\b)|was|were|has|have|should|will|est-ce|"
     r"sind|ist|gibt es|hay)\b",
