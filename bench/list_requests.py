@@ -1,11 +1,13 @@
 """Which requests are answered as a list found in the text ("every date", "who is mentioned?"), on the
 frozen dev set `eval/datasets/routing/list_kinds.jsonl`, and how many ordinary questions are (no LLM).
 
-A request is answered by extraction when `rag/extraction.list_kind` gives it a kind and the router's
+A request is answered by extraction when `rag/list_requests.list_kind` gives it a kind and the router's
 P(document) reaches `route_list_threshold` (rag/document_stages.py RouteRequest). For each kind (dates,
 figures, names): precision and recall of the rule alone and with the router's gate; `mixed` and `none`
-rows are negatives for every kind. Then SQuAD 2.0's questions (../shared/data: each asks for one fact,
-so every one taken for a list is a false positive).
+rows are negatives for every kind. Then the labelled requests the rule was not tuned on (the routing
+sets and the document-answer sets: a list of dates, figures or names against everything else, the
+rule alone), and SQuAD 2.0's questions (../shared/data: each asks for one fact, so every one taken for
+a list is a false positive).
 
     .venv/bin/python bench/list_requests.py [--set route_list_threshold=0.3] [--show]
 """
@@ -31,6 +33,11 @@ ROOT = Path(__file__).resolve().parents[1]
 DEV = ROOT / "eval" / "datasets" / "routing" / "list_kinds.jsonl"
 SQUAD = [ROOT.parent / "shared" / "data" / name / "questions.jsonl" for name in ("squad2-normans", "squad2-more")]
 KINDS = ("dates", "figures", "names")
+HELD_OUT = [
+    ROOT / "eval" / "datasets" / "routing" / name
+    for name in ("requests.jsonl", "requests_v2.jsonl", "general_v3.jsonl")
+] + [ROOT / "eval" / "datasets" / "document_answers" / name for name in ("requests.jsonl", "requests-long.jsonl")]
+LIST_KINDS = {"entities", "numbers", "dates", "names"}  # those sets' labels for a list of a kind's items
 
 
 def _value(text: str) -> object:
@@ -81,6 +88,16 @@ def main() -> None:
             wanted = r["label"] if r["label"] in KINDS else None
             if g != wanted:
                 print(f"  {r['id']} {r['label']:>7} rule={k} p={pd:.2f}: {r['text']}")
+    held_out = [
+        json.loads(line) for path in HELD_OUT for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
+    wanted = [row.get("kind") in LIST_KINDS for row in held_out]
+    said = [list_kind(row["text"]) is not None for row in held_out]
+    tp = sum(w and s for w, s in zip(wanted, said, strict=True))
+    print(
+        f"not tuned on: {len(held_out)} labelled requests, {sum(wanted)} lists; the rule alone: precision "
+        f"{tp / max(sum(said), 1):.2f}, recall {tp / max(sum(wanted), 1):.2f}"
+    )
     questions = [
         json.loads(line)["question"]
         for path in SQUAD

@@ -28,9 +28,11 @@ _PART_REFERENCE = re.compile(
     re.IGNORECASE,
 )
 _QUOTED = re.compile(r"['‘\"“]([^'’\"”]{3,})['’\"”]")
-# A word the request names as a place: "in the acknowledgments", "the glossary section".
+# A word the request names as a place: "in the acknowledgments", "the glossary section"; not a word
+# that describes what follows it ("in the pumps handbook").
 _PLACE = re.compile(
-    r"\b(?:in|from|under|within|inside)\s+the\s+([\w'’-]+)|\b([\w'’-]+)\s+(?:section|part|chapter|appendix)\b",
+    r"\b(?:in|from|under|within|inside)\s+the\s+([\w'’-]+)(?=\s*(?:$|[?.!,:;)]|(?:of|and|or|section|part|"
+    r"chapter|appendix)\b))|\b([\w'’-]+)\s+(?:section|part|chapter|appendix)\b",
     re.IGNORECASE,
 )
 # Words of a list request that say what to list, not where ("list every figure", "all the names").

@@ -156,7 +156,7 @@ class Route:
     p_every: float = 0.0  # P(the request needs every document read), for a document request
     p_overview: float = 0.0  # P(it asks for a general overview of the document: its card answers it)
     shape_only: bool = False  # asks for a shape and names no subject (asks_only_a_shape): a document request
-    list_kind: ListKind | None = None  # asks for every date, figure or name (rag/extraction.py): extracted
+    list_kind: ListKind | None = None  # asks for every date, figure or name (rag/list_requests.py): extracted
 
 
 def requested_form(text: str) -> Form:

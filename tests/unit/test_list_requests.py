@@ -28,6 +28,8 @@ from rag.list_requests import list_kind
         ("What size limits does the section on packages give?", "figures"),
         # an all-word right before the kind wins over a heading's words
         ("List every number in the size limitations section.", "figures"),
+        ("Give me all of last year's figures.", "figures"),  # a time, not the last figure
+        ("¿En qué años se publicaron los artículos citados?", "dates"),
     ],
 )
 def test_a_request_for_every_item_of_a_kind_is_recognised(request_text: str, kind: str) -> None:
@@ -50,6 +52,13 @@ def test_a_request_for_every_item_of_a_kind_is_recognised(request_text: str, kin
         "What limits or caveats does the first chapter mention?",  # a list of another kind of thing
         "What did various countries request of the council?",  # the plural is who asked, not what is asked
         "Summarise the lease in 3 bullets.",
+        "Compare the vendors' proposals.",  # a task on the whole document, not a list
+        "Summarise what the participants said.",
+        "What do participants need to bring to the workshop?",
+        "What limits the battery's lifetime?",  # "limits" is the verb
+        "How often is the report filed each year?",  # "each year" is how often
+        "¿Son todas las fechas coherentes?",
+        "Enumera los pasos para instalarlo.",  # a list of steps
     ],
 )
 def test_a_request_for_one_value_two_kinds_or_other_things_is_not(request_text: str) -> None:

@@ -57,6 +57,7 @@ def test_a_heading_of_one_word_below_the_top_level_is_named_as_a_place() -> None
     assert "Use 16 A fuses." not in part_text("Every date in the unpacking", MANUAL, 40)[1].text
     assert _pages("which figures does the unpacking section give?") == [6, 8]
     assert _pages("How do I go about unpacking it? List every step's figure") == []
+    assert _pages("List every figure in the unpacking guide") == [], "the word describes the guide"
 
 
 def test_no_part_is_found_where_none_is_named() -> None:
