@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
 
+from bench.setting_overrides import setting_overrides
 from core.settings import get_settings
 from providers.embedder import Embedder
 from rag.list_requests import list_kind
@@ -38,13 +39,6 @@ HELD_OUT = [
     for name in ("requests.jsonl", "requests_v2.jsonl", "general_v3.jsonl")
 ] + [ROOT / "eval" / "datasets" / "document_answers" / name for name in ("requests.jsonl", "requests-long.jsonl")]
 LIST_KINDS = {"entities", "numbers", "dates", "names"}  # those sets' labels for a list of a kind's items
-
-
-def _value(text: str) -> object:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
 
 
 def scores(rows: list[dict[str, str]], taken: Sequence[str | None]) -> dict[str, tuple[float, float, int, int]]:
@@ -67,7 +61,7 @@ def main() -> None:
     parser.add_argument("--set", action="append", default=[], help="a setting override, name=value")
     parser.add_argument("--show", action="store_true", help="print the dev set's misses")
     args = parser.parse_args()
-    settings = get_settings(**{k: _value(v) for k, v in (item.split("=", 1) for item in args.set)})
+    settings = get_settings(**setting_overrides(args.set))
     embedder = Embedder(settings)
     weights = RouterWeights.load()
     rows = [json.loads(line) for line in DEV.read_text(encoding="utf-8").splitlines() if line.strip()]

@@ -22,6 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.setting_overrides import setting_overrides
 from rag.polar_answer import NO_WORDS, YES_WORDS
 
 DATASET = Path(__file__).resolve().parents[1] / "eval" / "datasets" / "polar" / "questions.jsonl"
@@ -47,13 +48,7 @@ def main() -> None:
     from eval.dataset import load_dataset
     from ragchat.application import open_session
 
-    overrides: dict[str, object] = {}
-    for item in args.set:
-        name, _, value = item.partition("=")
-        try:
-            overrides[name] = json.loads(value)
-        except json.JSONDecodeError:
-            overrides[name] = value
+    overrides = setting_overrides(args.set)
     dataset = load_dataset(args.dataset)
     session = open_session(get_settings(memory_enabled=False, llm_model=args.model, **overrides))
     session.ingest_paths(list(dataset.documents))

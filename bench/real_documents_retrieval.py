@@ -29,6 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.setting_overrides import setting_overrides
 from core.schemas import Hit, MemoryFacts
 from core.settings import get_settings
 from eval.dataset import EvalQuestion, load_dataset
@@ -39,13 +40,6 @@ from ragchat.session import Session
 
 DATASET = Path(__file__).resolve().parents[1] / "eval" / "datasets" / "real_documents" / "questions.jsonl"
 TOP = 4
-
-
-def _value(text: str) -> object:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
 
 
 def holds_reference(hits: list[Hit], question: EvalQuestion) -> bool:
@@ -99,7 +93,7 @@ def main() -> None:
     parser.add_argument("--label", default="run")
     parser.add_argument("--json", type=Path, help="write the per-question rows here")
     args = parser.parse_args()
-    overrides = {name: _value(value) for name, value in (item.split("=", 1) for item in args.set)}
+    overrides = setting_overrides(args.set)
     dataset = load_dataset(args.dataset)
     missing = [d for d in dataset.documents if not d.exists()]
     if missing:
