@@ -42,17 +42,13 @@ LIST_KINDS = {"entities", "numbers", "dates", "names"}  # those sets' labels for
 
 
 def scores(rows: list[dict[str, str]], taken: Sequence[str | None]) -> dict[str, tuple[float, float, int, int]]:
-    """Per kind: precision, recall, true positives, positives."""
+    """Per kind, and for all kinds together: precision, recall, true positives, positives."""
     result = {}
-    for kind in KINDS:
-        tp = sum(t == kind and r["label"] == kind for r, t in zip(rows, taken, strict=True))
-        said = sum(t == kind for t in taken)
-        wanted = sum(r["label"] == kind for r in rows)
-        result[kind] = (tp / said if said else 1.0, tp / wanted if wanted else 1.0, tp, wanted)
-    tp = sum(t is not None and t == r["label"] for r, t in zip(rows, taken, strict=True))
-    said = sum(t is not None for t in taken)
-    wanted = sum(r["label"] in KINDS for r in rows)
-    result["all"] = (tp / said if said else 1.0, tp / wanted if wanted else 1.0, tp, wanted)
+    for name, kinds in (*((kind, {kind}) for kind in KINDS), ("all", set(KINDS))):
+        tp = sum(t in kinds and t == r["label"] for r, t in zip(rows, taken, strict=True))
+        said = sum(t in kinds for t in taken)
+        wanted = sum(r["label"] in kinds for r in rows)
+        result[name] = (tp / said if said else 1.0, tp / wanted if wanted else 1.0, tp, wanted)
     return result
 
 

@@ -69,6 +69,7 @@ def _all_words(kind: ListKind) -> str:
 _PLURAL = {kind: "|".join([*_PLURALS[kind].split(), *_LISTS[kind].split()]) for kind in _PLURALS}
 _ANY = {kind: _all_words(kind) for kind in _PLURALS}
 _KINDS = {kind: re.compile(rf"\b(?:{words})\b", re.IGNORECASE) for kind, words in _ANY.items()}
+_SEVERAL = {kind: re.compile(rf"\b(?:{words})\b", re.IGNORECASE) for kind, words in _PLURAL.items()}
 _EVERY_WORDS = _words("every all each tous toutes chaque alle jede jeden jeder jedes todos todas cada")
 # A word that asks for all of them ("list" as a verb: not "the donors list", "the price list of").
 _EVERY = re.compile(
@@ -194,7 +195,7 @@ def list_kind(request: str) -> ListKind | None:
         # packages give?").
         return asked[0] if len(asked) == 1 else None
     kind = named[0]
-    several = re.search(rf"\b(?:{_PLURAL[kind]})\b", request, re.IGNORECASE) or _WHO.match(request)
+    several = _SEVERAL[kind].search(request) or _WHO.match(request)
     if asked or (_EVERY.search(request) and several):
         return kind
     return kind if kind == "dates" and _WHEN_SEVERAL.search(request) else None
