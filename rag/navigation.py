@@ -18,11 +18,20 @@ _POINTER = re.compile(
 )
 MIN_POINTER_LINES = 3
 MIN_POINTER_SHARE = 0.4
+# Dots of leaders ("c . . . . . 8, 11"), four or more in a run, spaced or not.
+_LEADER_DOTS = re.compile(r"\.(?:\s?\.){3,}")
+MIN_LEADER_SHARE = 0.5
 
 
 def is_navigation(text: str) -> bool:
     """A table of contents or index chunk: at least MIN_POINTER_LINES lines, and MIN_POINTER_SHARE of
-    its lines, end in a leader and page numbers."""
+    its lines, end in a leader and page numbers; or leader dots are MIN_LEADER_SHARE of its visible
+    characters. An index's long leaders fill a chunk with a line or two, cut mid-leader (". . . 58",
+    "coef . . ."), which the line count alone misses."""
     lines = [line for line in text.splitlines() if line.strip()]
     pointers = sum(1 for line in lines if " | " not in line and _POINTER.match(line))
-    return pointers >= MIN_POINTER_LINES and pointers >= MIN_POINTER_SHARE * len(lines)
+    if pointers >= MIN_POINTER_LINES and pointers >= MIN_POINTER_SHARE * len(lines):
+        return True
+    visible = sum(1 for char in text if not char.isspace())
+    dots = sum(match.group().count(".") for match in _LEADER_DOTS.finditer(text))
+    return visible > 0 and dots >= MIN_LEADER_SHARE * visible

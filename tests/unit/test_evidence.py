@@ -91,6 +91,12 @@ def test_tables_of_contents_and_indexes_are_navigation_and_tables_are_not() -> N
     assert is_navigation(toc) and is_navigation(index) and is_navigation(spaced)
     assert not is_navigation(TABLE) and not is_navigation(PROSE)
     assert not is_navigation("Revenue rose to 12.\nCosts fell to 3.\nStaff grew by 40.\nThe plant opened in 1998.")
+    # An index cut into chunks of a line or two by its long leaders: the dots are most of the text.
+    leader = ". " * 30
+    assert is_navigation(f"{leader}58") and is_navigation(f"{leader}37\nfor {leader}")
+    assert is_navigation(f"coef {leader}58\ncoefficients{leader}58")
+    assert not is_navigation("He paused.... Then he went on with the report about the harbour cranes.")
+    assert not is_navigation("Wait . . . what? The figures were 1.2, 3.4 and 5.6 in the table.")
 
 
 def test_a_list_number_stays_with_the_sentence_it_numbers() -> None:
