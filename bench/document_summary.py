@@ -4,8 +4,10 @@ cold and cached.
 What it does: each PDF (generated ones with `--pages N`, or real files with `--pdf PATH`) is ingested
 into a temporary RAGCHAT_HOME; then one request about the whole document ("Summarize this document in
 3 bullets.") is asked through `Session.ask`, for each reading in `--readings`: `fast` (passages chosen
-across the document, one model call), `thorough` (every section summarised, then combined) and `card`
-(the document's card written first, as the app does in the background, then "What is this document
+across the document; the answer's first sentence written over the first of them, then the rest over
+all, rag/overview.py), `one-call` (the same passages in one model call, by a second model instance
+that keeps no answers), `thorough` (every section summarised, then combined) and `card` (the
+document's card written first, as the app does in the background, then "What is this document
 about?" answered from it: a card answers a general overview, not a shape such as "in 3 bullets").
 Each is asked twice: cold (the model is loaded and warmed on a small question first, so its load time is
 not counted) and again (the thorough reading then reads its section summaries from their cache). A
@@ -43,7 +45,9 @@ def main() -> None:
     parser.add_argument("--model", default="qwen2.5-coder-0.5b")
     parser.add_argument("--document-tokens", type=int, default=None, help="RAGCHAT_DOCUMENT_TOKENS for the run")
     parser.add_argument("--section-tokens", type=int, default=None, help="RAGCHAT_SECTION_TOKENS for the run")
-    parser.add_argument("--readings", default="fast,thorough,card", help="comma-separated: fast, thorough, card")
+    parser.add_argument(
+        "--readings", default="fast,thorough,card", help="comma-separated: fast, one-call, thorough, card"
+    )
     parser.add_argument("--thorough-max-pages", type=int, default=200, help="no thorough reading above this")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -68,19 +72,27 @@ def main() -> None:
         settings = get_settings(
             memory_enabled=False, document_tokens=args.document_tokens, section_tokens=args.section_tokens
         )
+        readings = args.readings.split(",")
         session = open_session(settings)
-        "".join(session.app.llm().stream([ChatMessage(role="user", content="Say hi.")], 4, 0.0))  # load: not timed
+        # The fast reading in one model call, its answer's opening not written first: its own model, so
+        # that neither reading finds the other's prompt in llama.cpp's cache, and no kept answers.
+        one_call = open_session(
+            settings.model_copy(update={"overview_opening_tokens": 0, "stored_document_answers": False})
+        )
+        for each in (session, one_call) if "one-call" in readings else (session,):
+            "".join(each.app.llm().stream([ChatMessage(role="user", content="Say hi.")], 4, 0.0))  # load: not timed
         print(f"model {args.model}; load average {os.getloadavg()[0]:.2f}")
         for name, data in files:
             result = session.ingest_bytes(name, data)
-            for reading in args.readings.split(","):
+            for reading in readings:
                 if reading == "card":
                     _write_card(session, name)
                 if reading == "thorough" and (result.pages or 0) > args.thorough_max_pages:
                     print(f"{name}: {result.pages} pages, thorough: not run (over --thorough-max-pages)")
                     continue
                 for run in ("cold", "again"):
-                    answer = _timed(session, name, reading, run, result.pages)
+                    asking = one_call if reading == "one-call" else session
+                    answer = _timed(asking, name, reading, run, result.pages)
                 pages = sorted({c.page for c in answer.citations})
                 print(f"  answer (cites pages {pages}):\n  " + answer.answer.replace("\n", "\n  "))
             session.delete(name)
@@ -99,6 +111,8 @@ def _timed(session, name: str, reading: str, run: str, pages: int | None):
         partial += f"sections line {answer.timings_ms['first_visible_ms'] / 1000:.1f} s, "
     if info and info.stored:
         partial += "stored answer, "
+    if "rest_first_token_ms" in answer.timings_ms:  # the opening sentence written first, then the rest
+        partial += f"the rest's first token {answer.timings_ms['rest_first_token_ms'] / 1000:.1f} s, "
     print(
         f"{name}: {pages} pages, {reading} ({info.method if info else '?'}), sections "
         f"{info.sections if info else 0} (cached {info.cached_sections if info else 0}), {run}: "

@@ -497,6 +497,13 @@ class DocumentRequestSettings(BaseModel):
         "vector); the rest are the same for every request about the document, so llama.cpp reuses their prefix "
         "(rag/overview.py).",
     )
+    overview_opening_tokens: int = Field(
+        default=100,
+        ge=0,
+        description="A fast answer about a long document whose passages the model has not read yet (the document has "
+        "no card) starts with one sentence written from the first of them, this many tokens, then goes on over all "
+        "of them: its first word waits for a short prompt, not the whole one (rag/overview.py). 0: one call.",
+    )
     overview_tokens: int = Field(
         default=600,
         ge=100,

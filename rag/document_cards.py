@@ -125,6 +125,10 @@ class UseCards:
     def find(self, record: DocumentRecord, model: str) -> DocumentCard | None:
         return self._cards().get(record.doc_id, record.content_hash, model)
 
+    def written(self, doc_id: str, content_hash: str, model: str) -> bool:
+        """Whether this model wrote the version's card: its chosen passages were read then."""
+        return self._cards().get(doc_id, content_hash, model) is not None
+
     def keep(self, record: DocumentRecord, model: str, reply: str, passages: list[Hit]) -> DocumentCard | None:
         """Keep an overview as the document's card, unless it is not one (empty, a loop, bare markers)."""
         if not worth_keeping(reply):

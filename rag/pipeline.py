@@ -46,7 +46,7 @@ from rag.document_stages import (
 from rag.evidence import Embed
 from rag.guardrails import Guardrails
 from rag.messages import memory_note, message
-from rag.overview import outline_line
+from rag.overview import opening_count, outline_line
 from rag.polar import is_polar
 from rag.polar_answer import AnswerYesNo
 from rag.query_log import QueryLog
@@ -75,7 +75,15 @@ from rag.stages import (
 )
 from rag.stored_answers import StoredAnswers
 from rag.support import SupportChecker
-from rag.whole_document import DocumentSource, SectionSummaryCache, document_grammar, document_messages
+from rag.whole_document import (
+    DocumentSource,
+    Opening,
+    SectionSummaryCache,
+    document_grammar,
+    document_messages,
+    opening_prompt,
+    sentence_limit,
+)
 
 __all__ = ["AnswerPipeline", "AnswerStream", "AskOptions"]
 
@@ -355,22 +363,29 @@ class AnswerPipeline:
         if not hits:  # no text in the documents (a scan without OCR)
             return
         messages, sampling = self._document_prompt(state.question, hits, form, state.lang, read.chosen)
+        opening = self._opening(state, hits, form, sampling) if read.chosen else None
         reply: list[str] = []
         if read.chosen and (lead := outline_line(hits, message(state.lang, "sections_opening"))):
             state.timings["first_visible_ms"] = elapsed_ms(state.started)
             reply.append(f"{lead}\n\n")
             yield reply[0]
-        for text in self._written(state, messages, sampling, hits):
+        for text in self._written(state, messages, sampling, hits, opening):
             reply.append(text)
             yield text
         if carded is not None and self.cards is not None:
             self.cards.keep(carded, self._models().llm, "".join(reply), hits)
 
     def _written(
-        self, state: QuestionState, messages: list[ChatMessage], sampling: Sampling, hits: list[Hit]
+        self,
+        state: QuestionState,
+        messages: list[ChatMessage],
+        sampling: Sampling,
+        hits: list[Hit],
+        opening: Opening | None = None,
     ) -> Iterator[str]:
         """The model's reply to a request about documents: the one kept for this very prompt when it was
-        asked before (rag/stored_answers.py), else written now and kept, unless it is not an answer."""
+        asked before (rag/stored_answers.py), else written now (`opening` first, when given) and kept,
+        unless it is not an answer."""
         store = self.stored() if self.stored is not None and sampling.temperature == 0 else None
         key = store.key(messages, sampling, self._models().llm) if store is not None else ""
         kept = store.get(key) if store is not None else None
@@ -381,18 +396,64 @@ class AnswerPipeline:
             yield kept
             return
         written: list[str] = []
-        for token in self.generate.run_tokens(messages, sampling, state.started, state.timings, state.queue):
-            written.append(token.text)
-            yield token.text
+        for text in self._generated(state, messages, sampling, opening):
+            written.append(text)
+            yield text
         reply = "".join(written)
         if store is not None and worth_keeping(reply):
             store.put(key, {h.chunk.doc_id: h.chunk.content_hash for h in hits}, reply)
+
+    def _generated(
+        self, state: QuestionState, messages: list[ChatMessage], sampling: Sampling, opening: Opening | None
+    ) -> Iterator[str]:
+        """The model's reply; with `opening`, its first sentence over the opening passages, then the rest
+        over all of them, the model continuing that sentence as the start of its own reply."""
+        if opening is None:
+            for token in self.generate.run_tokens(messages, sampling, state.started, state.timings, state.queue):
+                yield token.text
+            return
+        start: list[str] = []
+        for token in self.generate.run_tokens(
+            opening.messages, opening.sampling, state.started, state.timings, state.queue
+        ):
+            start.append(token.text)
+            yield token.text
+        rest: dict[str, float] = {}
+        continued = [*messages, ChatMessage(role="assistant", content="".join(start))]
+        for token in self.generate.run_tokens(continued, opening.rest, state.started, rest, state.queue):
+            yield token.text
+        state.timings["opening_ms"] = state.timings.get("generate_ms", 0.0)
+        state.timings.update({f"rest_{name}": value for name, value in rest.items()})
+
+    def _opening(self, state: QuestionState, hits: list[Hit], form: Form, whole: Sampling) -> Opening | None:
+        """The answer's first sentence written first over the opening passages (rag/overview.py), when
+        the model can continue a reply it started and has not read these passages yet: one document
+        without a card by this model, a form of more than one sentence, not a word count."""
+        settings, llm = self._settings, self._llm()
+        versions = {(hit.chunk.doc_id, hit.chunk.content_hash) for hit in hits}
+        most = self._most(form)
+        if not (settings.overview_opening_tokens and llm.continues and llm.constrains and len(versions) == 1):
+            return None
+        if form.words or form.bullets == 1 or (form.bullets is None and sentence_limit(form, most) == 1):
+            return None
+        if self.cards is not None and self.cards.written(*next(iter(versions)), self._models().llm):
+            return None
+        count = opening_count(hits, settings.overview_opening_tokens, settings.source_header_tokens)
+        if count >= len(hits):
+            return None
+        no_cjk = without_cjk(state.lang, (hit.chunk.lang for hit in hits))
+        return opening_prompt(state.question, hits, count, form, most, state.lang, whole, no_cjk)
+
+    def _most(self, form: Form) -> int:
+        """The most bullets or sentences an answer about documents has, unless the request says."""
+        settings = self._settings
+        return settings.document_list_items if form.bullets == 0 else settings.answer_max_sentences
 
     def _document_prompt(
         self, request: str, hits: list[Hit], form: Form, lang: str, chosen: bool
     ) -> tuple[list[ChatMessage], Sampling]:
         settings = self._settings
-        most = settings.document_list_items if form.bullets == 0 else settings.answer_max_sentences
+        most = self._most(form)
         messages = document_messages(request, hits, form, most, lang, chosen=chosen)
         no_cjk = without_cjk(lang, (hit.chunk.lang for hit in hits))
         ids = list(range(1, len(hits) + 1))

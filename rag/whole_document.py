@@ -16,14 +16,15 @@ import hashlib
 import json
 from collections.abc import Iterable, Iterator
 from contextlib import closing
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol
 
 from core.language import language_name
 from core.schemas import Chunk, DocumentRecord, Hit, Page, Scores
 from core.sqlite_db import SQLiteTables
 from core.text import estimate_tokens
-from providers.llm.base import ChatMessage
+from providers.llm.base import ChatMessage, Sampling
 from rag.answer_format import sentence_rules
 from rag.evidence import sentence_spans
 from rag.prompting import format_evidence
@@ -157,15 +158,55 @@ CHOSEN_NOTE = (
 )
 
 
+def opening_instruction(form: Form) -> str:
+    """What the opening call writes (rag/overview.py): the answer's first sentence or bullet only."""
+    item = "bullet point, one sentence starting with '- '" if form.bullets is not None else "sentence"
+    return f"Write only the first {item} of the answer: what this document is and what it covers."
+
+
 def document_messages(
-    request: str, hits: list[Hit], form: Form, max_sentences: int, request_lang: str = "en", chosen: bool = False
+    request: str,
+    hits: list[Hit],
+    form: Form,
+    max_sentences: int,
+    request_lang: str = "en",
+    chosen: bool = False,
+    opening: bool = False,
 ) -> list[ChatMessage]:
+    """The prompt of an answer about documents; `opening`: of its first sentence alone."""
     evidence = format_evidence(hits)
     note = f"{CHOSEN_NOTE}\n" if chosen else ""
-    user = f"<evidence>\n{evidence}\n</evidence>\n\n{note}Request: {request}\n{form_instruction(form, max_sentences)}"
+    shape = opening_instruction(form) if opening else form_instruction(form, max_sentences)
+    user = f"<evidence>\n{evidence}\n</evidence>\n\n{note}Request: {request}\n{shape}"
     if request_lang != "en" or any(hit.chunk.lang != request_lang for hit in hits):
         user += f"\nWrite in {language_name(request_lang)}, the language of the request."
     return [ChatMessage(role="system", content=DOCUMENT_SYSTEM_PROMPT), ChatMessage(role="user", content=user)]
+
+
+@dataclass(frozen=True)
+class Opening:
+    """An answer about a document written in two calls (rag/overview.py): its first bullet or sentence
+    over the first passages (`messages`, `sampling`), then the rest over all of them (`rest`), the
+    model continuing that first one as the start of its own reply."""
+
+    messages: list[ChatMessage]
+    sampling: Sampling
+    rest: Sampling
+
+
+def opening_prompt(
+    request: str, hits: list[Hit], count: int, form: Form, max_sentences: int, lang: str, whole: Sampling, no_cjk: bool
+) -> Opening:
+    """The answer of `whole` sampling over `hits` in two calls: its first bullet or sentence over the
+    first `count` of them, then the rest over all of them."""
+    ids = list(range(1, len(hits) + 1))
+    return Opening(
+        messages=document_messages(request, hits[:count], form, max_sentences, lang, opening=True),
+        sampling=whole.model_copy(
+            update={"grammar": document_grammar(ids[:count], form, max_sentences, no_cjk, "opening")}
+        ),
+        rest=whole.model_copy(update={"grammar": document_grammar(ids, form, max_sentences, no_cjk, "rest")}),
+    )
 
 
 def section_messages(hits: list[Hit]) -> list[ChatMessage]:
@@ -175,20 +216,27 @@ def section_messages(hits: list[Hit]) -> list[ChatMessage]:
     return [ChatMessage(role="system", content=SECTION_SYSTEM_PROMPT), ChatMessage(role="user", content=user)]
 
 
-def document_grammar(ids: list[int], form: Form, max_sentences: int, no_cjk: bool = False) -> str:
+Part = Literal["whole", "opening", "rest"]
+
+
+def document_grammar(ids: list[int], form: Form, max_sentences: int, no_cjk: bool = False, part: Part = "whole") -> str:
     """GBNF for an answer about documents: bullets ("- " lines; exactly n when n was asked) or
     sentences, each ending in one or two markers naming given excerpts (3.5 and U.S. inside a
-    sentence do not end it). resolve_citations puts a marker written after the full stop before it."""
+    sentence do not end it). resolve_citations puts a marker written after the full stop before it.
+    `part`: the whole answer, its first bullet or sentence alone, or what follows that one."""
     cite = " | ".join(f'"{n}"' for n in ids)
     start, char = sentence_rules(no_cjk)
     if form.bullets is not None:  # a bullet's sentence never opens with another bullet mark ("- - 14 March")
         start = start[:-1] + "*-]"  # "-" last in the class: a literal, not a range
-    if form.bullets:
-        root = f'root ::= "- " sentence ("\\n- " sentence){{{form.bullets - 1}}}'
-    elif form.bullets == 0:
-        root = f'root ::= "- " sentence ("\\n- " sentence){{0,{max_sentences - 1}}}'
+    first, more = ('"- " sentence', '"\\n- " sentence') if form.bullets is not None else ("sentence", '" " sentence')
+    most = form.bullets or (max_sentences if form.bullets == 0 else sentence_limit(form, max_sentences))
+    count = f"{{{most - 1}}}" if form.bullets else f"{{0,{most - 1}}}"
+    if part == "opening":
+        root = f"root ::= {first}"
+    elif part == "rest":
+        root = f"root ::= ({more}){count}"
     else:
-        root = f'root ::= sentence (" " sentence){{0,{sentence_limit(form, max_sentences) - 1}}}'
+        root = f"root ::= {first} ({more}){count}"
     return "\n".join(
         [
             root,

@@ -51,6 +51,7 @@ class LLM(ABC):
     constrains: bool = False  # honours Sampling.grammar: the reply always matches it
     structured: bool = False  # honours Sampling.json_schema: the reply is JSON matching it
     gives_logprobs: bool = False  # fills Token.alternatives when Sampling.top_logprobs > 0
+    continues: bool = False  # a last assistant message is the reply's start, which the model continues
 
     def stream(
         self,

@@ -20,6 +20,7 @@ class LlamaCppLLM(LLM):
 
     constrains = True
     gives_logprobs = True
+    continues = True  # llama.cpp's server prefills a final assistant message (CommonParams.prefill_assistant)
 
     def __init__(
         self,

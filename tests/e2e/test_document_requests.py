@@ -123,6 +123,9 @@ def test_a_long_document_is_read_fast_from_its_beginning_middle_and_end(home: Pa
     assert not answer.refused and answer.citations
     assert {c.page for c in answer.citations} <= set(given)
     assert "map_ms" not in answer.timings_ms and "choose_ms" in answer.timings_ms
+    # Asked before its card was written: the answer's first sentence came from its opening passages
+    # alone, then the rest of the answer from all of them.
+    assert answer.timings_ms["first_token_ms"] < answer.timings_ms["rest_first_token_ms"]
 
 
 def test_a_request_asked_again_is_answered_from_its_stored_answer_until_the_document_changes(home: Path) -> None:
@@ -161,6 +164,9 @@ def test_a_card_is_written_while_idle_answers_at_once_and_goes_with_its_document
     assert answer.document_request is not None and answer.document_request.method == "card"
     assert not answer.refused and "first_token_ms" not in answer.timings_ms, "no model call"
     assert {h.chunk.page for h in answer.given.hits} == {h.chunk.page for h in card.passages}
+    bullets = session.ask("Summarize this document in 3 bullets.")  # a shape: written now, in one call
+    assert bullets.document_request is not None and bullets.document_request.method == "chosen"
+    assert "first_token_ms" in bullets.timings_ms and "rest_first_token_ms" not in bullets.timings_ms
     session.delete("manual.pdf")
     assert session.document_index.cards.versions() == []
 

@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from core.schemas import Chunk, Hit, Scores
-from rag.overview import choose_passages, navigation_chunks, opening, outline_line, section_openings, spread
+from rag.overview import (
+    choose_passages,
+    navigation_chunks,
+    opening,
+    opening_count,
+    outline_line,
+    section_openings,
+    spread,
+)
 from tests.chunks import text_chunk
 
 
@@ -106,3 +114,10 @@ def test_an_index_letter_is_not_a_section_of_the_outline() -> None:
     ]
     line = outline_line(as_hits(hits), "Its sections include")
     assert line == "Its sections include: 1 Maintenance [1]; 2 Safety [4]."
+
+
+def test_the_opening_is_the_first_passages_that_fit_and_at_least_one() -> None:
+    hits = as_hits([chunk(n, "word " * 30, [], n + 1) for n in range(6)])  # 51 tokens of text each
+    assert opening_count(hits, 130, header_tokens=10) == 2  # 61 tokens each
+    assert opening_count(hits, 5, header_tokens=10) == 1, "the first passage even when it is longer"
+    assert opening_count(hits, 10_000, header_tokens=10) == len(hits)

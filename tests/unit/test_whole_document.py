@@ -12,10 +12,18 @@ import pytest
 
 from core.language import LanguageDetector
 from core.schemas import DocumentRecord, Page
+from providers.llm.base import Sampling
 from rag.citations import tidy_markers
 from rag.document_stages import ChooseScope, cited_sentences
 from rag.router import Form
-from rag.whole_document import SectionSummaryCache, document_grammar, passages, sections
+from rag.whole_document import (
+    SectionSummaryCache,
+    document_grammar,
+    document_messages,
+    opening_prompt,
+    passages,
+    sections,
+)
 
 TEXT = " ".join(f"Sentence number {n} says something about topic {n}." for n in range(1, 31))
 
@@ -67,6 +75,41 @@ def test_the_grammar_fixes_the_requested_form_and_cites_only_given_ids(form: For
     grammar = document_grammar([1, 2, 3], form, max_sentences=4)
     assert re.match(pattern, grammar.splitlines()[0]), grammar
     assert 'cite ::= "[" ("1" | "2" | "3") "]"' in grammar
+
+
+@pytest.mark.parametrize(
+    ("form", "opening", "rest"),
+    [
+        (Form(bullets=3), r'^root ::= "- " sentence$', r'^root ::= \("\\n- " sentence\)\{2\}$'),
+        (Form(bullets=0), r'^root ::= "- " sentence$', r'^root ::= \("\\n- " sentence\)\{0,3\}$'),
+        (Form(), r"^root ::= sentence$", r'^root ::= \(" " sentence\)\{0,3\}$'),
+    ],
+)
+def test_an_answer_written_in_two_calls_has_one_first_item_then_the_rest_of_the_form(
+    form: Form, opening: str, rest: str
+) -> None:
+    """The opening writes the first bullet or sentence over the first passages (it may cite only
+    those), the rest continues it: together they are the form asked for."""
+    first = document_grammar([1, 2], form, max_sentences=4, part="opening")
+    assert re.match(opening, first.splitlines()[0]), first
+    assert 'cite ::= "[" ("1" | "2") "]"' in first
+    after = document_grammar([1, 2, 3, 4], form, max_sentences=4, part="rest")
+    assert re.match(rest, after.splitlines()[0]), after
+    assert 'cite ::= "[" ("1" | "2" | "3" | "4") "]"' in after
+
+
+def test_the_opening_asks_for_the_first_item_alone_over_the_same_first_passages() -> None:
+    hits = passages(record("a.pdf"), [Page(number=1, text=TEXT)], 40)
+    whole = Sampling(max_tokens=300, temperature=0.0)
+    two = opening_prompt("Summarize it in 3 bullets.", hits, 2, Form(bullets=3), 4, "en", whole, no_cjk=False)
+    one = document_messages("Summarize it in 3 bullets.", hits, Form(bullets=3), 4, chosen=True)
+    system, first = two.messages
+    assert system == one[0], "the same system prompt"
+    assert "[1] (" in first.content and "[2] (" in first.content and "[3] (" not in first.content
+    assert "first bullet point" in first.content and "exactly 3" not in first.content
+    shared = first.content.index("</evidence>")
+    assert one[1].content[:shared] == first.content[:shared], "llama.cpp reuses the first passages"
+    assert two.sampling.max_tokens == two.rest.max_tokens == 300
 
 
 def test_markers_after_the_full_stop_move_before_it_and_repeats_go() -> None:
