@@ -27,8 +27,9 @@ before its card is written), reading it takes most of the wait: ~800 prompt toke
 1.5B on two cores. So the answer opens with one sentence written over the first passages alone (the
 document's title and opening, `opening_count`; a prompt of ~170 tokens), and the rest over every
 passage, the model continuing that sentence as the start of its own reply (llama.cpp reuses the
-system prompt and the first passages, read for the opening). The whole answer costs 0–3 s more than
-one call over all of them. (A second turn that gave the other passages after the first turn's reply,
+system prompt and the first passages, read for the opening). The two prompts cost llama.cpp about
+what one does; the whole answer took −1 to +8 s against one call in the benches (docs/performance.md).
+(A second turn that gave the other passages after the first turn's reply,
 so that no passage is read twice, made the 1.5B restate its first sentence.)
 """
 

@@ -424,6 +424,7 @@ class AnswerPipeline:
             yield token.text
         state.timings["opening_ms"] = state.timings.get("generate_ms", 0.0)
         state.timings.update({f"rest_{name}": value for name, value in rest.items()})
+        state.timings["generate_ms"] = state.timings["opening_ms"] + rest.get("generate_ms", 0.0)
 
     def _opening(self, state: QuestionState, hits: list[Hit], form: Form, whole: Sampling) -> Opening | None:
         """The answer's first sentence written first over the opening passages (rag/overview.py), when
