@@ -419,8 +419,11 @@ class AnswerPipeline:
             start.append(token.text)
             yield token.text
         rest: dict[str, float] = {}
-        continued = [*messages, ChatMessage(role="assistant", content="".join(start))]
-        for token in self.generate.run_tokens(continued, opening.rest, state.started, rest, state.queue):
+        # Nothing written (stopped at once): the whole answer in one call, not a rest with no start.
+        continued = [*messages, ChatMessage(role="assistant", content="".join(start))] if start else messages
+        for token in self.generate.run_tokens(
+            continued, opening.rest if start else sampling, state.started, rest, state.queue
+        ):
             yield token.text
         state.timings["opening_ms"] = state.timings.get("generate_ms", 0.0)
         state.timings.update({f"rest_{name}": value for name, value in rest.items()})
