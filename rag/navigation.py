@@ -5,7 +5,9 @@ numbers, so it shares terms with almost any question about the manual and wins r
 stating anything. Retrieval leaves such chunks out of its hits, for a question and `ragchat search`
 alike (they stay among the candidates, where the transparency table shows them). A line counts as a
 pointer when a leader is followed by page numbers ("12", "8, 11, 27", "34–36", "xii") at its end; a
-chunk is navigation when enough of its lines are pointers.
+chunk is navigation when enough of its lines are pointers, or when leader dots are most of its text
+(an index cut into chunks mid-leader; a form of dotted blanks to fill in counts too, and holds
+nothing to answer from).
 """
 
 from __future__ import annotations

@@ -418,21 +418,26 @@ class AnswerPipeline:
         ):
             start.append(token.text)
             yield token.text
+        if not start:  # stopped at once: the whole answer in one call, not a rest with no start
+            for token in self.generate.run_tokens(messages, sampling, state.started, state.timings, state.queue):
+                yield token.text
+            return
         rest: dict[str, float] = {}
-        # Nothing written (stopped at once): the whole answer in one call, not a rest with no start.
-        continued = [*messages, ChatMessage(role="assistant", content="".join(start))] if start else messages
-        for token in self.generate.run_tokens(
-            continued, opening.rest if start else sampling, state.started, rest, state.queue
-        ):
+        continued = [*messages, ChatMessage(role="assistant", content="".join(start))]
+        left = opening.rest.model_copy(update={"max_tokens": max(1, opening.rest.max_tokens - len(start))})
+        for token in self.generate.run_tokens(continued, left, state.started, rest, state.queue):
             yield token.text
+        # The plain names keep the opening's prompt (what the first word waited for); the rest's are
+        # rest_*; generate_ms is both calls' generation.
         state.timings["opening_ms"] = state.timings.get("generate_ms", 0.0)
         state.timings.update({f"rest_{name}": value for name, value in rest.items()})
         state.timings["generate_ms"] = state.timings["opening_ms"] + rest.get("generate_ms", 0.0)
 
     def _opening(self, state: QuestionState, hits: list[Hit], form: Form, whole: Sampling) -> Opening | None:
         """The answer's first sentence written first over the opening passages (rag/overview.py), when
-        the model can continue a reply it started and has not read these passages yet: one document
-        without a card by this model, a form of more than one sentence, not a word count."""
+        the model can continue a reply it started and has likely not read these passages yet (no card
+        by this model: a card written before a restart is not in llama.cpp's cache, and then one call
+        reads them cold); one document, a form of more than one sentence, not a word count."""
         settings, llm = self._settings, self._llm()
         versions = {(hit.chunk.doc_id, hit.chunk.content_hash) for hit in hits}
         most = self._most(form)

@@ -194,17 +194,21 @@ class Opening:
     rest: Sampling
 
 
+# The longest opening sentence, in tokens: a sentence that runs on is cut here, and what is left of the
+# answer's budget goes to the rest.
+OPENING_TOKENS = 120
+
+
 def opening_prompt(
     request: str, hits: list[Hit], count: int, form: Form, max_sentences: int, lang: str, whole: Sampling, no_cjk: bool
 ) -> Opening:
     """The answer of `whole` sampling over `hits` in two calls: its first bullet or sentence over the
     first `count` of them, then the rest over all of them."""
     ids = list(range(1, len(hits) + 1))
+    first = document_grammar(ids[:count], form, max_sentences, no_cjk, "opening")
     return Opening(
         messages=document_messages(request, hits[:count], form, max_sentences, lang, opening=True),
-        sampling=whole.model_copy(
-            update={"grammar": document_grammar(ids[:count], form, max_sentences, no_cjk, "opening")}
-        ),
+        sampling=whole.model_copy(update={"grammar": first, "max_tokens": min(whole.max_tokens, OPENING_TOKENS)}),
         rest=whole.model_copy(update={"grammar": document_grammar(ids, form, max_sentences, no_cjk, "rest")}),
     )
 
