@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from providers.llm.base import LLM, ChatMessage, QueueListener
+from providers.llm.base import LLM, ChatMessage, QueueListener, Sampling
 
 
 class RecordingLLM(LLM):
@@ -14,6 +14,11 @@ class RecordingLLM(LLM):
     def __init__(self, reply: str) -> None:
         self.reply = reply
         self.calls: list[list[ChatMessage]] = []
+        self.samplings: list[Sampling] = []  # filled by subclasses that override stream_tokens
+
+    def record(self, messages: list[ChatMessage], sampling: Sampling) -> None:
+        self.calls.append(messages)
+        self.samplings.append(sampling)
 
     def stream(
         self,

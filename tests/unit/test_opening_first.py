@@ -27,13 +27,11 @@ class ScriptedLLM(RecordingLLM):
     def __init__(self, replies: list[str]) -> None:
         super().__init__("")
         self.replies = replies
-        self.samplings: list[Sampling] = []
 
     def stream_tokens(
         self, messages: list[ChatMessage], sampling: Sampling, on_queued: QueueListener | None = None
     ) -> Iterator[Token]:
-        self.calls.append(messages)
-        self.samplings.append(sampling)
+        self.record(messages, sampling)
         reply = self.replies.pop(0)
         if reply:
             yield Token(text=reply)

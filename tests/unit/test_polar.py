@@ -98,13 +98,11 @@ class OneTokenLLM(RecordingLLM):
     def __init__(self, alternatives: dict[str, float]) -> None:
         super().__init__("")
         self.alternatives = alternatives
-        self.samplings: list[Sampling] = []
 
     def stream_tokens(
         self, messages: list[ChatMessage], sampling: Sampling, on_queued: QueueListener | None = None
     ) -> Iterator[Token]:
-        self.calls.append(messages)
-        self.samplings.append(sampling)
+        self.record(messages, sampling)
         best = max(self.alternatives, key=lambda token: self.alternatives[token])
         yield Token(text=best, logprob=self.alternatives[best], alternatives=self.alternatives)
 
