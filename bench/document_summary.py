@@ -76,10 +76,16 @@ def main() -> None:
         session = open_session(settings)
         # The fast reading in one model call, its answer's opening not written first: its own model, so
         # that neither reading finds the other's prompt in llama.cpp's cache, and no kept answers.
-        one_call = open_session(
-            settings.model_copy(update={"overview_opening_tokens": 0, "stored_document_answers": False})
+        others = (
+            {
+                "one-call": open_session(
+                    settings.model_copy(update={"overview_opening_tokens": 0, "stored_document_answers": False})
+                )
+            }
+            if "one-call" in readings
+            else {}
         )
-        for each in (session, one_call) if "one-call" in readings else (session,):
+        for each in (session, *others.values()):
             "".join(each.app.llm().stream([ChatMessage(role="user", content="Say hi.")], 4, 0.0))  # load: not timed
         print(f"model {args.model}; load average {os.getloadavg()[0]:.2f}")
         for name, data in files:
@@ -91,8 +97,7 @@ def main() -> None:
                     print(f"{name}: {result.pages} pages, thorough: not run (over --thorough-max-pages)")
                     continue
                 for run in ("cold", "again"):
-                    asking = one_call if reading == "one-call" else session
-                    answer = _timed(asking, name, reading, run, result.pages)
+                    answer = _timed(others.get(reading, session), name, reading, run, result.pages)
                 pages = sorted({c.page for c in answer.citations})
                 print(f"  answer (cites pages {pages}):\n  " + answer.answer.replace("\n", "\n  "))
             session.delete(name)

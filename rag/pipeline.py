@@ -408,20 +408,18 @@ class AnswerPipeline:
     ) -> Iterator[str]:
         """The model's reply; with `opening`, its first sentence over the opening passages, then the rest
         over all of them, the model continuing that sentence as the start of its own reply."""
-        if opening is None:
-            for token in self.generate.run_tokens(messages, sampling, state.started, state.timings, state.queue):
-                yield token.text
-            return
         start: list[str] = []
-        for token in self.generate.run_tokens(
-            opening.messages, opening.sampling, state.started, state.timings, state.queue
-        ):
-            start.append(token.text)
-            yield token.text
-        if not start:  # stopped at once: the whole answer in one call, not a rest with no start
+        if opening is not None:
+            for token in self.generate.run_tokens(
+                opening.messages, opening.sampling, state.started, state.timings, state.queue
+            ):
+                start.append(token.text)
+                yield token.text
+        if not start:  # one call; or the opening stopped at once: not a rest with no start
             for token in self.generate.run_tokens(messages, sampling, state.started, state.timings, state.queue):
                 yield token.text
             return
+        assert opening is not None
         rest: dict[str, float] = {}
         continued = [*messages, ChatMessage(role="assistant", content="".join(start))]
         left = opening.rest.model_copy(update={"max_tokens": max(1, opening.rest.max_tokens - len(start))})
