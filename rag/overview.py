@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.schemas import Chunk, Hit, Scores
-from core.text import estimate_tokens
+from core.text import estimate_prompt_tokens
 from rag.evidence import sentence_spans
 from rag.navigation import is_navigation
 
@@ -72,7 +72,7 @@ def opening(text: str, tokens: int) -> int:
         return len(text)
     end = spans[0].end
     for span in spans[1:]:
-        if estimate_tokens(text[: span.end]) > tokens:
+        if estimate_prompt_tokens(text[: span.end]) > tokens:
             break
         end = span.end
     return end
@@ -156,7 +156,7 @@ def choose_passages(
         return Choice(hits=[], structure=0, central=0, requested=[])
     ends = [opening(chunk.text, PASSAGE_TOKENS) for chunk, _ in ordered]
     texts = [chunk.text[:end] for (chunk, _), end in zip(ordered, ends, strict=True)]
-    cost = [estimate_tokens(text) + header_tokens for text in texts]
+    cost = [estimate_prompt_tokens(text) + header_tokens for text in texts]
     common = budget - request_tokens if query is not None else budget
     slots = max(1, common // max(1, round(sum(cost) / len(cost)))) if cost else 0
     structure = spread(section_openings([c for c, _ in ordered]), max(1, int(slots * STRUCTURE_SHARE)))
@@ -192,7 +192,7 @@ def opening_count(hits: list[Hit], tokens: int, header_tokens: int) -> int:
     answer's first sentence is written from while the model has not read the rest (see the module)."""
     used = 0
     for count, hit in enumerate(hits):
-        used += estimate_tokens(hit.chunk.text) + header_tokens
+        used += estimate_prompt_tokens(hit.chunk.text) + header_tokens
         if used > tokens:
             return max(1, count)
     return len(hits)

@@ -23,7 +23,7 @@ from typing import Literal, Protocol
 from core.language import language_name
 from core.schemas import Chunk, DocumentRecord, Hit, Page, Scores
 from core.sqlite_db import SQLiteTables
-from core.text import estimate_tokens
+from core.text import estimate_prompt_tokens
 from providers.llm.base import ChatMessage, Sampling
 from rag.answer_format import sentence_rules
 from rag.evidence import sentence_spans
@@ -46,7 +46,7 @@ def passages(record: DocumentRecord, pages: Iterable[Page], tokens: int) -> list
         spans = sentence_spans(page.text)
         start = end = None
         for span in spans:
-            if start is not None and end is not None and estimate_tokens(page.text[start : span.end]) > tokens:
+            if start is not None and end is not None and estimate_prompt_tokens(page.text[start : span.end]) > tokens:
                 hits.append(_passage(record, page, start, end, len(hits)))
                 start = None
             if start is None:
@@ -77,7 +77,7 @@ def _passage(record: DocumentRecord, page: Page, start: int, end: int, index: in
 
 
 def evidence_tokens(hits: list[Hit], header_tokens: int) -> int:
-    return sum(estimate_tokens(hit.chunk.text) + header_tokens for hit in hits)
+    return sum(estimate_prompt_tokens(hit.chunk.text) + header_tokens for hit in hits)
 
 
 def sections(hits: list[Hit], tokens: int, header_tokens: int) -> list[list[Hit]]:
@@ -85,7 +85,7 @@ def sections(hits: list[Hit], tokens: int, header_tokens: int) -> list[list[Hit]
     groups: list[list[Hit]] = []
     used = 0
     for hit in hits:
-        cost = estimate_tokens(hit.chunk.text) + header_tokens
+        cost = estimate_prompt_tokens(hit.chunk.text) + header_tokens
         same_doc = groups and groups[-1][-1].chunk.doc_id == hit.chunk.doc_id
         if not groups or not same_doc or used + cost > tokens:
             groups.append([])

@@ -36,7 +36,16 @@ from types import ModuleType
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from check_long import FIELDS, KINDS, LISTS, WHOLE, norm, parse_document, span, stored_pages  # noqa: E402
+from check_long import (  # type: ignore[import-not-found]  # noqa: E402  (a script beside this one)
+    FIELDS,
+    KINDS,
+    LISTS,
+    WHOLE,
+    norm,
+    parse_document,
+    span,
+    stored_pages,
+)
 
 DATASET = HERE / "requests-mid.jsonl"
 LANGS = ("en", "es", "de", "pt")
