@@ -17,7 +17,8 @@ It warns (without failing) when an `expect` string is found only once running he
 (the indexer blanks them at ingest). With --verbose it also lists each scoped item that occurs outside
 its scope too (harmless, but a short item found on many pages can match an answer by chance). It
 prints the documents' pages, counts per document and kind, and exits 1 on any failure. It runs no
-retriever and no model.
+retriever and no model. check_mid.py runs its own rules with the functions here (parameters say where
+the two sets differ).
 """
 
 from __future__ import annotations
@@ -56,8 +57,9 @@ def norm(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-def load_fetch_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("fetch_long", HERE / "fetch_long.py")
+def load_fetch_module(name: str = "fetch_long") -> ModuleType:
+    """The fetch script beside this one that pins the set's documents (fetch_mid for check_mid.py)."""
+    spec = importlib.util.spec_from_file_location(name, HERE / f"{name}.py")
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -95,6 +97,124 @@ def span(entry: object) -> tuple[int, int] | None:
     return None
 
 
+def missing_documents(docs: list[str], hint: str) -> bool:
+    """Print the documents that are not there, and the hint to fetch them; True if any is missing."""
+    missing = [doc for doc in docs if not (HERE / doc).exists()]
+    for doc in missing:
+        print(f"MISSING {doc}")
+    if missing:
+        print(hint)
+    return bool(missing)
+
+
+def read_documents(
+    docs: list[str], fetch: ModuleType, failures: list[str]
+) -> tuple[dict[str, list[str]], dict[str, list[str] | None]]:
+    """Each document's parsed page texts and its page texts as the indexer stores them (see stored_pages).
+
+    A document whose sha256 is not the one `fetch` (the set's fetch script) pins is a failure.
+    """
+    pins = fetch.pinned()
+    pages: dict[str, list[str]] = {}
+    stored: dict[str, list[str] | None] = {}
+    for doc in docs:
+        path = HERE / doc
+        digest = fetch.sha256(path)
+        if doc not in pins:
+            failures.append(f"{doc}: no pinned sha256 in {fetch.__name__}.py")
+        elif digest != pins[doc]:
+            failures.append(f"{doc}: sha256 {digest} is not the pinned {pins[doc]}")
+        data = path.read_bytes()
+        pages[doc] = [page.text for page in parse_document(path.name, data).pages]
+        stored[doc] = stored_pages(path.name, data)
+    return pages, stored
+
+
+Sizes = tuple[tuple[int, int], tuple[int, int], tuple[int, int]]
+
+
+def check_kind(rid: str, kind: str, bullets: object, failures: list[str]) -> None:
+    """A known kind; bullets null or a positive integer."""
+    if kind not in KINDS:
+        failures.append(f"{rid}: unknown kind {kind!r}")
+    if bullets is not None and (not isinstance(bullets, int) or isinstance(bullets, bool) or bullets < 1):
+        failures.append(f"{rid}: bullets must be null or a positive integer")
+
+
+def check_expect(rid: str, kind: str, expect: object, sizes: Sizes, failures: list[str]) -> bool:
+    """A list of non-empty strings, as many as `sizes` says (whole-document kinds, lists, the others), no repeats.
+
+    False when `expect` is not a list of non-empty strings: the request is checked no further.
+    """
+    if not isinstance(expect, list) or not expect or not all(isinstance(e, str) and e.strip() for e in expect):
+        failures.append(f"{rid}: expect must be a list of non-empty strings")
+        return False
+    low, high = sizes[0] if kind in WHOLE else sizes[1] if kind in LISTS else sizes[2]
+    if not low <= len(expect) <= high:
+        failures.append(f"{rid}: {len(expect)} expect strings for {kind} (want {low}-{high})")
+    if len({norm(e) for e in expect}) != len(expect):
+        failures.append(f"{rid}: expect strings repeat (case-insensitively)")
+    return True
+
+
+def check_spread(
+    rid: str, spread: object, texts: list[str], fewest: int, start_floor: int, failures: list[str]
+) -> None:
+    """`fewest`-6 pages or [first, last] ranges, inside the document, on pages with text, in page order, from
+    the first third to the last third of the document: the first starts by page max(start_floor, pages / 3)."""
+    count = len(texts)
+    spans = [span(e) for e in spread] if isinstance(spread, list) else [None]
+    entries = [e for e in spans if e is not None]
+    if not fewest <= len(spans) <= 6 or len(entries) != len(spans):
+        failures.append(f"{rid}: spread {spread} is not {fewest}-6 pages or [first, last] ranges")
+        return
+    for a, b in entries:
+        if not 1 <= a <= b <= count:
+            failures.append(f"{rid}: spread entry {a}-{b} outside 1-{count}")
+        elif not any(texts[p - 1].strip() for p in range(a, b + 1)):
+            failures.append(f"{rid}: spread entry {a}-{b} has no text")
+    starts = [a for a, _ in entries]
+    if starts != sorted(starts):
+        failures.append(f"{rid}: spread entries are not in page order")
+    if entries[0][0] > max(start_floor, count / 3) or entries[-1][1] < 2 * count / 3:
+        failures.append(f"{rid}: spread does not reach from the first third to the last third")
+
+
+def print_messages(warnings: list[str], notes: list[str], verbose: bool) -> None:
+    for message in warnings:
+        print(f"warning: {message}")
+    for message in notes if verbose else []:
+        print(f"note: {message}")
+    if notes and not verbose:
+        print(f"note: {len(notes)} scoped expect item(s) also occur outside their scope (--verbose lists them)")
+
+
+def print_table(docs: list[str], pages: dict[str, list[str]], by_doc: dict[str, Counter], chars: bool) -> Counter:
+    """The requests per document and kind, with each document's pages (and characters if `chars`); the totals."""
+    print()
+    print("| document | pages | " + ("chars | " if chars else "") + " | ".join(KINDS) + " | all |")
+    print("|---|---|" + ("---|" if chars else "") + "---|" * (len(KINDS) + 1))
+    total: Counter = Counter()
+    for doc in docs:
+        counts = by_doc[doc]
+        total.update(counts)
+        cells = " | ".join(str(counts.get(k, 0)) for k in KINDS)
+        size = f"{sum(len(t) for t in pages[doc]):,} | " if chars else ""
+        print(f"| {Path(doc).name} | {len(pages[doc])} | {size}{cells} | {sum(counts.values())} |")
+    cells = " | ".join(str(total.get(k, 0)) for k in KINDS)
+    blank = "| " if chars else ""
+    print(f"| all | {sum(len(p) for p in pages.values())} | {blank}{cells} | {sum(total.values())} |")
+    return total
+
+
+def print_failures(failures: list[str], warnings: list[str]) -> int:
+    """The failures and the counts; the exit code (1 on any failure)."""
+    for message in failures:
+        print(f"FAIL {message}")
+    print(f"{len(failures)} failure(s), {len(warnings)} warning(s)")
+    return 1 if failures else 0
+
+
 def main() -> int:
     verbose = "--verbose" in sys.argv[1:]
     rows = [json.loads(line) for line in DATASET.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -103,28 +223,10 @@ def main() -> int:
     notes: list[str] = []
 
     docs = sorted({row["doc"] for row in rows})
-    missing = [doc for doc in docs if not (HERE / doc).exists()]
-    if missing:
-        for doc in missing:
-            print(f"MISSING {doc}")
-        print("Run: .venv/bin/python eval/datasets/document_answers/fetch_long.py  (R-intro.pdf comes with shared/)")
+    hint = "Run: .venv/bin/python eval/datasets/document_answers/fetch_long.py  (R-intro.pdf comes with shared/)"
+    if missing_documents(docs, hint):
         return 1
-
-    fetch = load_fetch_module()
-    pins = fetch.pinned()
-    pages: dict[str, list[str]] = {}
-    stored: dict[str, list[str] | None] = {}
-    for doc in docs:
-        path = HERE / doc
-        digest = fetch.sha256(path)
-        if doc not in pins:
-            failures.append(f"{doc}: no pinned sha256 in fetch_long.py")
-        elif digest != pins[doc]:
-            failures.append(f"{doc}: sha256 {digest} is not the pinned {pins[doc]}")
-        data = path.read_bytes()
-        parsed = parse_document(path.name, data)
-        pages[doc] = [page.text for page in parsed.pages]
-        stored[doc] = stored_pages(path.name, data)
+    pages, stored = read_documents(docs, load_fetch_module(), failures)
 
     seen: set[str] = set()
     by_doc: dict[str, Counter] = defaultdict(Counter)
@@ -138,23 +240,13 @@ def main() -> int:
         seen.add(rid)
         kind, doc, expect = row["kind"], row["doc"], row["expect"]
         by_doc[doc][kind] += 1
-        if kind not in KINDS:
-            failures.append(f"{rid}: unknown kind {kind!r}")
-        bullets = row["bullets"]
-        if bullets is not None and (not isinstance(bullets, int) or isinstance(bullets, bool) or bullets < 1):
-            failures.append(f"{rid}: bullets must be null or a positive integer")
+        check_kind(rid, kind, row["bullets"], failures)
         if row["lang"] not in ("en", "fr"):
             failures.append(f"{rid}: lang {row['lang']!r}")
         if not row["text"].strip():
             failures.append(f"{rid}: empty request text")
-        if not isinstance(expect, list) or not expect or not all(isinstance(e, str) and e.strip() for e in expect):
-            failures.append(f"{rid}: expect must be a list of non-empty strings")
+        if not check_expect(rid, kind, expect, ((2, 4), (4, 12), (1, 12)), failures):
             continue
-        low, high = (2, 4) if kind in WHOLE else (4, 12) if kind in LISTS else (1, 12)
-        if not low <= len(expect) <= high:
-            failures.append(f"{rid}: {len(expect)} expect strings for {kind} (want {low}-{high})")
-        if len({norm(e) for e in expect}) != len(expect):
-            failures.append(f"{rid}: expect strings repeat (case-insensitively)")
 
         texts = pages[doc]
         count = len(texts)
@@ -172,21 +264,7 @@ def main() -> int:
             first, last = 1, count
             if kind in LISTS:
                 failures.append(f"{rid}: a {kind} request needs scope_pages")
-            spans = [span(e) for e in spread] if isinstance(spread, list) else [None]
-            entries = [e for e in spans if e is not None]
-            if not 3 <= len(spans) <= 6 or len(entries) != len(spans):
-                failures.append(f"{rid}: spread {spread} is not 3-6 pages or [first, last] ranges")
-            else:
-                for a, b in entries:
-                    if not 1 <= a <= b <= count:
-                        failures.append(f"{rid}: spread entry {a}-{b} outside 1-{count}")
-                    elif not any(texts[p - 1].strip() for p in range(a, b + 1)):
-                        failures.append(f"{rid}: spread entry {a}-{b} has no text")
-                starts = [a for a, _ in entries]
-                if starts != sorted(starts):
-                    failures.append(f"{rid}: spread entries are not in page order")
-                if entries[0][0] > count / 3 or entries[-1][1] < 2 * count / 3:
-                    failures.append(f"{rid}: spread does not reach from the first third to the last third")
+            check_spread(rid, spread, texts, 3, 0, failures)
 
         window = norm(" ".join(texts[first - 1 : last]))
         kept = stored[doc]
@@ -207,23 +285,8 @@ def main() -> int:
                     shown = ", ".join(map(str, outside[:6])) + (" ..." if len(outside) > 6 else "")
                     notes.append(f"{rid}: {item!r} also occurs outside its scope (p. {shown})")
 
-    for message in warnings:
-        print(f"warning: {message}")
-    for message in notes if verbose else []:
-        print(f"note: {message}")
-    if notes and not verbose:
-        print(f"note: {len(notes)} scoped expect item(s) also occur outside their scope (--verbose lists them)")
-    print()
-    print("| document | pages | " + " | ".join(KINDS) + " | all |")
-    print("|---|---|" + "---|" * (len(KINDS) + 1))
-    total: Counter = Counter()
-    for doc in docs:
-        counts = by_doc[doc]
-        total.update(counts)
-        cells = " | ".join(str(counts.get(k, 0)) for k in KINDS)
-        print(f"| {Path(doc).name} | {len(pages[doc])} | {cells} | {sum(counts.values())} |")
-    cells = " | ".join(str(total.get(k, 0)) for k in KINDS)
-    print(f"| all | {sum(len(p) for p in pages.values())} | {cells} | {sum(total.values())} |")
+    print_messages(warnings, notes, verbose)
+    total = print_table(docs, pages, by_doc, chars=False)
     scoped = sum(1 for row in rows if row.get("scope_pages") is not None)
     bulleted = sum(1 for row in rows if row.get("bullets"))
     print(
@@ -233,10 +296,7 @@ def main() -> int:
     absent = [k for k in KINDS if not total.get(k)]
     if absent:
         failures.append(f"kinds with no request: {absent}")
-    for message in failures:
-        print(f"FAIL {message}")
-    print(f"{len(failures)} failure(s), {len(warnings)} warning(s)")
-    return 1 if failures else 0
+    return print_failures(failures, warnings)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,8 @@ tries again. Standard library only, plus apt-get and dpkg-deb run as subprocesse
     .venv/bin/python eval/datasets/document_answers/fetch_long.py
 
 The fourth document, R-intro.pdf, is read in place from ../shared/data/pdfs/ (the same file as the
-one in r-doc-pdf 4.2.2.20221110-2); this script only checks its sha256.
+one in r-doc-pdf 4.2.2.20221110-2); this script only checks its sha256. fetch_mid.py runs the same
+steps (fetch(), pinned()) for the mid-size set.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -29,7 +31,8 @@ LONG = HERE / "long"
 
 # Debian package, version, licence of the files as their package states it, and its files:
 # (path inside the package, file name in long/, sha256 of the file as copied)
-SOURCES: list[tuple[str, str, str, list[tuple[str, str, str]]]] = [
+Source = tuple[str, str, str, list[tuple[str, str, str]]]
+SOURCES: list[Source] = [
     (
         "r-doc-pdf",
         "4.2.2.20221110-2",
@@ -78,14 +81,19 @@ def sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def pinned() -> dict[str, str]:
-    """File name (as the jsonl's doc field names it) -> expected sha256, for check_long.py."""
-    pins = {f"long/{name}": digest for *_, files in SOURCES for _, name, digest in files}
-    pins.update(dict(SHARED))
+def pinned(
+    folder: Path = LONG, sources: list[Source] = SOURCES, in_place: Iterable[tuple[str, ...]] = SHARED
+) -> dict[str, str]:
+    """File name (as the jsonl's doc field names it) -> expected sha256, for check_long.py.
+
+    fetch_mid.py passes its own folder, packages and documents read in place (path and sha256 first).
+    """
+    pins = {f"{folder.name}/{name}": digest for *_, files in sources for _, name, digest in files}
+    pins.update({relative: digest for relative, digest, *_ in in_place})
     return pins
 
 
-def apt_download(package: str, version: str, into: Path) -> Path:
+def apt_download(package: str, version: str, into: Path, script: str) -> Path:
     cmd = ["apt-get", "download", "-o", "APT::Sandbox::User=root", f"{package}={version}"]
     for attempt in (1, 2):
         print(f"  apt-get download {package}={version} ...", flush=True)
@@ -97,44 +105,58 @@ def apt_download(package: str, version: str, into: Path) -> Path:
             print("  download failed; running apt-get update once and retrying", flush=True)
             subprocess.run(["apt-get", "update", "-qq"], capture_output=True, text=True)
     sys.exit(
-        f"fetch_long.py: apt-get download of {package}={version} failed:\n{result.stderr.strip()}\n"
+        f"{script}: apt-get download of {package}={version} failed:\n{result.stderr.strip()}\n"
         "(the pinned version may have left the archive: the set's labels hold for these exact files only)"
     )
 
 
-def main() -> int:
+def fetch(
+    script: str,
+    folder: Path,
+    sources: list[Source],
+    in_place: list[tuple[str, str, str]],
+    in_place_as: str,
+    in_place_total: str,
+) -> int:
+    """Check the documents read in place, fetch the missing or wrong files of `sources` into `folder`.
+
+    `in_place` holds (path relative to this folder, sha256, what a missing one's line says of where it
+    comes from); `in_place_as` names them on their ok lines, `in_place_total` in the last line. The
+    script's name starts its error messages. Returns the exit code: 0 when every file matches its sha256.
+    Shared with fetch_mid.py.
+    """
     for tool in ("apt-get", "dpkg-deb"):
         if shutil.which(tool) is None:
-            sys.exit(f"fetch_long.py: {tool} not found (a Debian-based machine is needed)")
-    LONG.mkdir(exist_ok=True)
+            sys.exit(f"{script}: {tool} not found (a Debian-based machine is needed)")
+    folder.mkdir(exist_ok=True)
     problems = 0
-    for relative, expected in SHARED:
+    for relative, expected, whence in in_place:
         path = (HERE / relative).resolve()
         if not path.exists():
             problems += 1
-            print(f"MISSING  {relative} (it comes with shared/; it is also in r-doc-pdf 4.2.2.20221110-2)")
+            print(f"MISSING  {relative} ({whence})")
         elif sha256(path) != expected:
             problems += 1
             print(f"MISMATCH {relative}: sha256 {sha256(path)}, expected {expected}")
         else:
-            print(f"ok       {path.name} (shared, sha256 matches)")
-    for package, version, licence, files in SOURCES:
-        missing = [f for f in files if not (LONG / f[1]).exists() or sha256(LONG / f[1]) != f[2]]
+            print(f"ok       {path.name} ({in_place_as}, sha256 matches)")
+    for package, version, licence, files in sources:
+        missing = [f for f in files if not (folder / f[1]).exists() or sha256(folder / f[1]) != f[2]]
         for _, name, _ in files:
             if all(name != m[1] for m in missing):
                 print(f"ok       {name} (already present, sha256 matches)")
         if not missing:
             continue
         print(f"{package}={version} ({licence}): {len(missing)} file(s) to fetch")
-        with tempfile.TemporaryDirectory(prefix="ragchat-long-docs-") as tmp:
-            deb = apt_download(package, version, Path(tmp))
+        with tempfile.TemporaryDirectory(prefix=f"ragchat-{folder.name}-docs-") as tmp:
+            deb = apt_download(package, version, Path(tmp), script)
             root = Path(tmp) / "root"
             subprocess.run(["dpkg-deb", "-x", str(deb), str(root)], check=True)
             for inner, name, expected in missing:
                 source = root / inner
                 if not source.exists():
-                    sys.exit(f"fetch_long.py: {inner} not found in {deb.name}")
-                target = LONG / name
+                    sys.exit(f"{script}: {inner} not found in {deb.name}")
+                target = folder / name
                 if inner.endswith(".gz") and not name.endswith(".gz"):
                     with gzip.open(source, "rb") as src, target.open("wb") as dst:
                         shutil.copyfileobj(src, dst)
@@ -149,8 +171,15 @@ def main() -> int:
     if problems:
         print(f"{problems} problem(s): the set's labels hold for the pinned files only")
         return 1
-    print(f"all {sum(len(f) for *_, f in SOURCES)} fetched PDFs present in {LONG} (+ {len(SHARED)} from shared/)")
+    fetched = sum(len(f) for *_, f in sources)
+    print(f"all {fetched} fetched PDFs present in {folder} (+ {len(in_place)} {in_place_total})")
     return 0
+
+
+def main() -> int:
+    whence = "it comes with shared/; it is also in r-doc-pdf 4.2.2.20221110-2"
+    shared = [(relative, digest, whence) for relative, digest in SHARED]
+    return fetch("fetch_long.py", LONG, SOURCES, shared, "shared", "from shared/")
 
 
 if __name__ == "__main__":

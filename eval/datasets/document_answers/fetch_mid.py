@@ -6,7 +6,7 @@ copies the named files into ``mid/`` next to this file (git-ignored) and checks 
 is idempotent: a file already present with the right hash is left alone, and a package is only
 downloaded when its file is missing or wrong. If ``apt-get download`` fails (stale or missing package
 lists) it runs ``apt-get update`` once and tries again. Standard library only, plus apt-get and
-dpkg-deb run as subprocesses. Modelled on fetch_long.py.
+dpkg-deb run as subprocesses. The steps are fetch_long.py's (its fetch(), pinned() and sha256()).
 
     .venv/bin/python eval/datasets/document_answers/fetch_mid.py
 
@@ -16,15 +16,16 @@ The other five documents are read in place: four from ../real_documents/pdfs/ (f
 
 from __future__ import annotations
 
-import hashlib
-import shutil
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 MID = HERE / "mid"
+sys.path.insert(0, str(HERE))
+
+import fetch_long  # type: ignore[import-not-found]  # noqa: E402  (a script beside this one)
+
+sha256 = fetch_long.sha256  # check_mid.py hashes the documents with it
 
 # Debian package, version, licence of the file as its package states it, and its files:
 # (path inside the package, file name in mid/, sha256 of the file as copied)
@@ -86,83 +87,14 @@ IN_PLACE: list[tuple[str, str, str]] = [
 ]
 
 
-def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def pinned() -> dict[str, str]:
     """Document path (as the jsonl's doc field names it) -> expected sha256, for check_mid.py."""
-    pins = {f"mid/{name}": digest for *_, files in SOURCES for _, name, digest in files}
-    pins.update({relative: digest for relative, digest, _ in IN_PLACE})
-    return pins
-
-
-def apt_download(package: str, version: str, into: Path) -> Path:
-    cmd = ["apt-get", "download", "-o", "APT::Sandbox::User=root", f"{package}={version}"]
-    for attempt in (1, 2):
-        print(f"  apt-get download {package}={version} ...", flush=True)
-        result = subprocess.run(cmd, cwd=into, capture_output=True, text=True)
-        debs = sorted(into.glob(f"{package}_*.deb"))
-        if result.returncode == 0 and debs:
-            return debs[0]
-        if attempt == 1:
-            print("  download failed; running apt-get update once and retrying", flush=True)
-            subprocess.run(["apt-get", "update", "-qq"], capture_output=True, text=True)
-    sys.exit(
-        f"fetch_mid.py: apt-get download of {package}={version} failed:\n{result.stderr.strip()}\n"
-        "(the pinned version may have left the archive: the set's labels hold for these exact files only)"
-    )
+    return fetch_long.pinned(MID, SOURCES, IN_PLACE)
 
 
 def main() -> int:
-    for tool in ("apt-get", "dpkg-deb"):
-        if shutil.which(tool) is None:
-            sys.exit(f"fetch_mid.py: {tool} not found (a Debian-based machine is needed)")
-    MID.mkdir(exist_ok=True)
-    problems = 0
-    for relative, expected, origin in IN_PLACE:
-        path = (HERE / relative).resolve()
-        if not path.exists():
-            problems += 1
-            print(f"MISSING  {relative} (it comes from {origin})")
-        elif sha256(path) != expected:
-            problems += 1
-            print(f"MISMATCH {relative}: sha256 {sha256(path)}, expected {expected}")
-        else:
-            print(f"ok       {path.name} (in place, sha256 matches)")
-    for package, version, licence, files in SOURCES:
-        missing = [f for f in files if not (MID / f[1]).exists() or sha256(MID / f[1]) != f[2]]
-        for _, name, _ in files:
-            if all(name != m[1] for m in missing):
-                print(f"ok       {name} (already present, sha256 matches)")
-        if not missing:
-            continue
-        print(f"{package}={version} ({licence}): {len(missing)} file(s) to fetch")
-        with tempfile.TemporaryDirectory(prefix="ragchat-mid-docs-") as tmp:
-            deb = apt_download(package, version, Path(tmp))
-            root = Path(tmp) / "root"
-            subprocess.run(["dpkg-deb", "-x", str(deb), str(root)], check=True)
-            for inner, name, expected in missing:
-                source = root / inner
-                if not source.exists():
-                    sys.exit(f"fetch_mid.py: {inner} not found in {deb.name}")
-                target = MID / name
-                shutil.copyfile(source.resolve(), target)
-                actual = sha256(target)
-                if actual != expected:
-                    problems += 1
-                    print(f"MISMATCH {name}: sha256 {actual}, expected {expected}")
-                else:
-                    print(f"fetched  {name} from {package}={version}:{inner}")
-    if problems:
-        print(f"{problems} problem(s): the set's labels hold for the pinned files only")
-        return 1
-    print(f"all {sum(len(f) for *_, f in SOURCES)} fetched PDFs present in {MID} (+ {len(IN_PLACE)} read in place)")
-    return 0
+    in_place = [(relative, digest, f"it comes from {origin}") for relative, digest, origin in IN_PLACE]
+    return fetch_long.fetch("fetch_mid.py", MID, SOURCES, in_place, "in place", "read in place")
 
 
 if __name__ == "__main__":
