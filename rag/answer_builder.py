@@ -19,7 +19,7 @@ from typing import Any
 
 from core.schemas import AbstentionScore, Answer, Citation, ModelInfo, SentenceSupport
 from rag.answer_format import says_not_covered
-from rag.citations import is_refusal
+from rag.citations import is_refusal, markers_in
 from rag.messages import memory_note, message
 from rag.question import QuestionState, elapsed_ms
 from rag.quote_check import CheckQuotation
@@ -159,10 +159,17 @@ class AssembleAnswer:
         if not text.strip():
             return Verdict(state.refusal, refused=True)
         shown, citations = self._resolve.run(text, state.given, constrained=False)
+        # The sections' list that opens an overview comes from the documents' headings, each cited to its
+        # passage: not a claim of the model's to check (in German its words are not the headings').
+        outline = state.outline.strip()
+        lead, shown = (shown[: len(outline)], shown[len(outline) :]) if shown.startswith(outline) else ("", shown)
+        listed = [c for c in citations if c.marker in set(markers_in(lead))]
         shown, citations, support = self._support.run(
             shown, citations, state.given, state.timings, state.lang, about_documents=True
         )
-        return Verdict(shown, citations=citations, support=support)
+        kept = {c.marker for c in citations}
+        citations = [*(c for c in listed if c.marker not in kept), *citations]  # the outline comes first
+        return Verdict(lead + shown, citations=citations, support=support)
 
     def _generated(self, state: QuestionState, verdict: Verdict, text: str, error: str | None) -> Answer:
         """The Answer of a reply a model wrote: its confidence from the support check, its queue wait

@@ -238,7 +238,8 @@ class AnswerPipeline:
         state.memory = self._memory.context_for(question, state.lang) if self._memory is not None else MemoryFacts()
         closeness = self.choose_source.memory_closeness(question, state.memory, state.lang)
         personal = self.choose_source.personal(closeness)
-        if route is not None and router is not None and not personal and router.leans(route) and scope is None:
+        chosen = bool(options.documents)
+        if route is not None and router is not None and not personal and router.leans(route, chosen) and scope is None:
             # Read whole when the documents fit the prompt, or fast (chosen passages) when they do not;
             # reading every section first is too slow to risk on a request that only leans this way.
             scope = self._scope(state, route)
@@ -367,8 +368,9 @@ class AnswerPipeline:
         reply: list[str] = []
         if read.chosen and (lead := outline_line(hits, message(state.lang, "sections_opening"))):
             state.timings["first_visible_ms"] = elapsed_ms(state.started)
-            reply.append(f"{lead}\n\n")
-            yield reply[0]
+            state.outline = f"{lead}\n\n"
+            reply.append(state.outline)
+            yield state.outline
         for text in self._written(state, messages, sampling, hits, opening):
             reply.append(text)
             yield text

@@ -95,6 +95,7 @@ class QuestionState:
     decision: Abstention | None = None  # answer or abstain, once the phrase line is read
     document_request: DocumentRequest | None = None  # path "documents": how it was answered
     clarify: str | None = None  # path "documents": the question asked back when the scope is unclear
+    outline: str = ""  # path "documents": the reply's first line, the sections' list (not the model's words)
 
     def __post_init__(self) -> None:
         self.search_query = self.search_query or self.question
