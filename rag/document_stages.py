@@ -61,7 +61,8 @@ class RouteRequest:
     A request the router is sure of goes to the documents at once. One it leans towards goes there
     when the documents in scope fit the prompt whole (the pipeline checks): reading all of them loses
     nothing a passage search would have found, and a short document's passages all resemble a
-    request for "every date" enough to pass the gate. One it only tilts towards goes there when no
+    request for "every date" enough to pass the gate; so does one it tilts towards when the user chose
+    the documents ("what is this?" with a file picked). One it only tilts towards goes there when no
     retrieved passage reaches the relevance gate, which would refuse it: a factual question that
     merely sounds general ("What was one of the Normans' major exports?") has a passage that answers
     it, and keeps the passage path."""
@@ -71,15 +72,17 @@ class RouteRequest:
         self._sure = settings.route_sure_threshold
         self._list = settings.route_list_threshold
         self._whole = settings.route_whole_threshold
+        self._chosen = settings.route_chosen_threshold
         self._gate = settings.refusal_threshold
 
     def sure(self, route: Route) -> bool:
         listed = route.list_kind is not None
         return route.kind == "document" and (route.p_document >= self._sure or route.shape_only or listed)
 
-    def leans(self, route: Route) -> bool:
-        """Document-level if the documents in scope fit the prompt whole."""
-        return route.kind == "document" and route.p_document >= self._whole
+    def leans(self, route: Route, chosen: bool = False) -> bool:
+        """Document-level enough to read the documents in scope (whole, or passages chosen from them);
+        `chosen`: the user picked the documents, so "what is this?" has a referent."""
+        return route.kind == "document" and route.p_document >= (self._chosen if chosen else self._whole)
 
     def unmatched(self, route: Route, retrieval: Retrieval) -> bool:
         """A likely document-level request that no passage matches well enough to be given."""

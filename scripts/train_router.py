@@ -6,7 +6,8 @@
 Each request is embedded with the packaged MiniLM (the app's embedder); a logistic regression on the
 vectors is scored by stratified k-fold cross-validation (every request is predicted by a model that
 never saw it): precision and recall of `document` at `route_threshold`, `route_whole_threshold` and
-`route_sure_threshold` (rag/document_stages.py RouteRequest uses all three), and the errors by kind,
+`route_sure_threshold` (rag/document_stages.py RouteRequest uses them all), at `route_chosen_threshold`
+over the requests that point at one document, and the errors by kind,
 so the hard negatives (passage questions that say "summary", "main", "section") show. The final
 weights are fitted on both sets whole; the report goes into the weights file beside them.
 """
@@ -88,6 +89,7 @@ def main() -> None:
     truth = np.array([row["label"] == "document" for row in rows])
     p = cross_validated(vectors, truth)
     predicted = p >= threshold
+    pointing = np.array([row.get("scope") == "selected" for row in rows])
     report: dict[str, object] = {
         "datasets": [str(path.relative_to(PROJECT_ROOT)) for path in DATASETS],
         "requests": len(rows),
@@ -102,6 +104,15 @@ def main() -> None:
         "at_sure_threshold": {
             "threshold": settings.route_sure_threshold,
             **scores(truth, p >= settings.route_sure_threshold),
+        },
+        # Requests that point at one document ("this report"), as users ask with a file picked.
+        "pointing_at_one_document": {
+            "requests": int(pointing.sum()),
+            "at_chosen_threshold": {
+                "threshold": settings.route_chosen_threshold,
+                **scores(truth[pointing], p[pointing] >= settings.route_chosen_threshold),
+            },
+            "at_whole_threshold": scores(truth[pointing], p[pointing] >= settings.route_whole_threshold),
         },
         "errors_by_kind": dict(
             Counter(row["kind"] for row, t, y in zip(rows, truth, predicted, strict=True) if t != y)

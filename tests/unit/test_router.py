@@ -103,6 +103,18 @@ def test_a_leaning_request_goes_to_the_documents_only_when_no_passage_passes_the
     assert not stage.unmatched(passage, weak)
 
 
+def test_a_leaning_request_reads_the_documents_the_user_chose(embedder: Embedder) -> None:
+    """With a file picked, "what is this?" has a referent: P(document) from route_chosen_threshold reads
+    it; without one, only from route_whole_threshold."""
+    settings = get_settings()
+    stage = RouteRequest(embedder.embed, settings)
+    between = (settings.route_chosen_threshold + settings.route_whole_threshold) / 2
+    leaning = Route(kind="document", p_document=between, form=Form())
+    assert stage.leans(leaning, chosen=True) and not stage.leans(leaning)
+    passage = Route(kind="passage", p_document=settings.route_chosen_threshold - 0.01, form=Form())
+    assert not stage.leans(passage, chosen=True)
+
+
 @pytest.mark.parametrize(
     ("text", "shape_only"),
     [
