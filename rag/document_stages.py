@@ -62,7 +62,7 @@ class RouteRequest:
     when the documents in scope fit the prompt whole (the pipeline checks): reading all of them loses
     nothing a passage search would have found, and a short document's passages all resemble a
     request for "every date" enough to pass the gate; so does one it tilts towards when the user chose
-    the documents ("what is this?" with a file picked). One it only tilts towards goes there when no
+    the documents ("what's this table about?" with a file picked). One it only tilts towards goes there when no
     retrieved passage reaches the relevance gate, which would refuse it: a factual question that
     merely sounds general ("What was one of the Normans' major exports?") has a passage that answers
     it, and keeps the passage path."""
@@ -81,7 +81,7 @@ class RouteRequest:
 
     def leans(self, route: Route, chosen: bool = False) -> bool:
         """Document-level enough to read the documents in scope (whole, or passages chosen from them);
-        `chosen`: the user picked the documents, so "what is this?" has a referent."""
+        `chosen`: the user picked the documents, so "what's this table about?" has a referent."""
         return route.kind == "document" and route.p_document >= (self._chosen if chosen else self._whole)
 
     def unmatched(self, route: Route, retrieval: Retrieval) -> bool:

@@ -104,7 +104,7 @@ def test_a_leaning_request_goes_to_the_documents_only_when_no_passage_passes_the
 
 
 def test_a_leaning_request_reads_the_documents_the_user_chose(embedder: Embedder) -> None:
-    """With a file picked, "what is this?" has a referent: P(document) from route_chosen_threshold reads
+    """With a file picked, "what's this table about?" has a referent: P(document) from route_chosen_threshold reads
     it; without one, only from route_whole_threshold."""
     settings = get_settings()
     stage = RouteRequest(embedder.embed, settings)
