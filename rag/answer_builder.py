@@ -21,6 +21,7 @@ from core.schemas import AbstentionScore, Answer, Citation, ModelInfo, SentenceS
 from rag.answer_format import says_not_covered
 from rag.citations import is_refusal, markers_in
 from rag.messages import memory_note, message
+from rag.prompting import EXAMPLE_ANSWER
 from rag.question import QuestionState, elapsed_ms
 from rag.quote_check import CheckQuotation
 from rag.quotes import quoted
@@ -109,10 +110,10 @@ class AssembleAnswer:
         if state.decision is not None and not unsupported:
             state.decision = self._check.run(state, state.decision)
         if state.decision is not None and state.decision.refuse:
-            return Verdict(state.refusal, refused=True, support=support, withheld=shown)
+            return Verdict(state.refusal, refused=True, support=support, withheld=apart(shown))
         if unsupported:
             if (quote := self._checked_quotation(state)) is None:
-                return Verdict(state.refusal, refused=True, support=support, withheld=shown)
+                return Verdict(state.refusal, refused=True, support=support, withheld=apart(shown))
             return self._quoted(state, quote, text.strip(), uncovered)
         verdict = Verdict(shown, citations=citations, support=support, uncovered=uncovered)
         anchored, restated = self._anchor.run(text, state.reply, state.question, state.given, state.lang)
@@ -250,3 +251,8 @@ def _scored(state: QuestionState) -> AbstentionScore | None:
         signals=made.signals,
         read=made.read,
     )
+
+
+def apart(reply: str) -> str | None:
+    """A withheld reply, shown apart from the refusal; not when it copies the prompt's worked example."""
+    return None if EXAMPLE_ANSWER.lower() in reply.lower() else reply

@@ -36,6 +36,10 @@ understand who is asking; it is not evidence and is never cited."""
 # evidence states the answer. On Normans the answer prompt's own P(NONE) hardly separates SQuAD 2.0's
 # adversarial questions (ROC AUC 0.58); asked alone, in these words (the issue's lead), the same model
 # separates them at 0.77 (bench/README.md#answerability_signalspy).
+# The worked example's answer: a reply that copies it (3 of the 238 real-documents questions, 1.5B)
+# states nothing from the evidence, and is not shown as the model's reply beside a refusal.
+EXAMPLE_ANSWER = "The plant opened on 14 March 1998"
+
 CHECK_SYSTEM_PROMPT = """Copy the shortest answer phrase from the passage that answers the question. Many \
 questions reuse the passage's words but ask what it does not say: a wrong name, date, place or number, a negated \
 fact, or something the passage never says about that thing. For those reply NONE. Reply with the phrase only, \
