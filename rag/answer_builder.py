@@ -162,9 +162,10 @@ class AssembleAnswer:
         shown, citations = self._resolve.run(text, state.given, constrained=False)
         # The sections' list that opens an overview comes from the documents' headings, each cited to its
         # passage: not a claim of the model's to check (in German its words are not the headings').
-        outline = state.outline.strip()
-        lead, shown = (shown[: len(outline)], shown[len(outline) :]) if shown.startswith(outline) else ("", shown)
-        listed = [c for c in citations if c.marker in set(markers_in(lead))]
+        outline = state.outline
+        lead, shown = (outline, shown[len(outline) :]) if outline and shown.startswith(outline) else ("", shown)
+        in_lead = set(markers_in(lead))
+        listed = [c for c in citations if c.marker in in_lead]
         shown, citations, support = self._support.run(
             shown, citations, state.given, state.timings, state.lang, about_documents=True
         )

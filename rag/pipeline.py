@@ -368,9 +368,9 @@ class AnswerPipeline:
         reply: list[str] = []
         if read.chosen and (lead := outline_line(hits, message(state.lang, "sections_opening"))):
             state.timings["first_visible_ms"] = elapsed_ms(state.started)
-            state.outline = f"{lead}\n\n"
-            reply.append(state.outline)
-            yield state.outline
+            state.outline = lead
+            reply.append(f"{lead}\n\n")
+            yield reply[0]
         for text in self._written(state, messages, sampling, hits, opening):
             reply.append(text)
             yield text

@@ -30,10 +30,10 @@ def test_the_outline_keeps_its_citations_and_the_models_sentences_are_checked(tm
         text_hit(text, chunk_id=f"c{n}", page=n, index=n, source="skript.pdf") for n, text in enumerate(PASSAGES, 1)
     ]
     state.given = Given(mode="sources", evidence=[Evidence(id=n, hit=hit) for n, hit in enumerate(hits, 1)])
-    state.outline = "Zu seinen Abschnitten gehören: Vorwort [1]; Was ist Topologie [2].\n\n"
+    state.outline = "Zu seinen Abschnitten gehören: Vorwort [1]; Was ist Topologie [2]."
     invented = "Das Skript erklärt die Quantenmechanik der Sterne [2]."
-    verdict = pipeline.assemble.verdict(state, state.outline + invented, None)
-    assert verdict.text.startswith(state.outline.strip()), verdict.text
+    verdict = pipeline.assemble.verdict(state, f"{state.outline}\n\n{invented}", None)
+    assert verdict.text.startswith(state.outline), verdict.text
     assert {c.marker for c in verdict.citations} == {1, 2}, "the outline's citations stay"
     assert "Sterne [2]" not in verdict.text, "the model's invented sentence loses its marker"
     assert [s.supported for s in verdict.support] == [False], "only the model's sentence is checked"
