@@ -65,7 +65,9 @@ class RouteRequest:
     the documents ("what's this table about?" with a file picked). One it only tilts towards goes there when no
     retrieved passage reaches the relevance gate, which would refuse it: a factual question that
     merely sounds general ("What was one of the Normans' major exports?") has a passage that answers
-    it, and keeps the passage path."""
+    it, and keeps the passage path. A request that names nothing but the document ("what is this?",
+    rag/subjectless.py) goes there at once when no earlier turn could be what it means, as one that
+    asks only for a shape ("3 bullets") does."""
 
     def __init__(self, embed: Embed, settings: Settings) -> None:
         self._router = Router(embed, settings.route_threshold)
@@ -77,7 +79,8 @@ class RouteRequest:
 
     def sure(self, route: Route) -> bool:
         listed = route.list_kind is not None
-        return route.kind == "document" and (route.p_document >= self._sure or route.shape_only or listed)
+        named_nothing = route.shape_only or route.subjectless
+        return route.kind == "document" and (route.p_document >= self._sure or named_nothing or listed)
 
     def leans(self, route: Route, chosen: bool = False) -> bool:
         """Document-level enough to read the documents in scope (whole, or passages chosen from them);
@@ -88,12 +91,18 @@ class RouteRequest:
         """A likely document-level request that no passage matches well enough to be given."""
         return route.kind == "document" and not any((h.scores.dense or 0.0) >= self._gate for h in retrieval.hits)
 
-    def run(self, question: str, timings: Timings) -> Route:
+    def run(self, question: str, timings: Timings, follows_up: bool = False) -> Route:
+        """`follows_up`: the conversation has earlier turns, which a request naming nothing ("explain
+        it") may refer to; without them it can only mean the documents, and asks for their overview."""
         started = time.perf_counter()
         route = self._router.route(question)
         if route.list_kind is not None and route.p_document >= self._list:
             # "Every date in the lease": found in the text, never in one passage.
             route = replace(route, kind="document")
+        if route.subjectless and follows_up:
+            route = replace(route, subjectless=False)
+        elif route.subjectless:
+            route = replace(route, kind="document", p_overview=max(route.p_overview, 1.0))
         timings["route_ms"] = elapsed_ms(started)
         return route
 

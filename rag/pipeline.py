@@ -227,13 +227,15 @@ class AnswerPipeline:
         if self.note_facts.applies(question):
             return self._noted(state)
         router = self.route
-        route = router.run(question, state.timings) if router is not None else None
+        follows_up = self.rewrite.follows_up(options.session_id)
+        route = router.run(question, state.timings, follows_up) if router is not None else None
         scope: Scope | None = None
         if route is not None and router is not None and router.sure(route):
             scope = self._scope(state, route)
             # Several documents and none chosen: a request across them ("which document mentions the
             # notice period?") is a search, answered from passages; asked back only if none matches.
-            if not scope.several:
+            # One that names nothing ("what is this?") has nothing to search for: asked back at once.
+            if not scope.several or route.subjectless:
                 return self._about_documents(state, route, scope)
         state.memory = self._memory.context_for(question, state.lang) if self._memory is not None else MemoryFacts()
         closeness = self.choose_source.memory_closeness(question, state.memory, state.lang)

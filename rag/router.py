@@ -27,6 +27,7 @@ from core.linear_probe import probability
 from rag.evidence import Embed
 from rag.extraction import ListKind
 from rag.list_requests import list_kind
+from rag.subjectless import names_no_subject
 
 WEIGHTS_PATH = Path(__file__).with_name("router_weights.json")
 SCOPE_WEIGHTS_PATH = Path(__file__).with_name("scope_weights.json")
@@ -157,6 +158,7 @@ class Route:
     p_overview: float = 0.0  # P(it asks for a general overview of the document: its card answers it)
     shape_only: bool = False  # asks for a shape and names no subject (asks_only_a_shape): a document request
     list_kind: ListKind | None = None  # asks for every date, figure or name (rag/list_requests.py): extracted
+    subjectless: bool = False  # names nothing but the document ("what is this?", rag/subjectless.py)
 
 
 def requested_form(text: str) -> Form:
@@ -237,4 +239,5 @@ class Router:
             p_overview=float(self._overview.probability(vector)[0]),
             shape_only=shape_only,
             list_kind=list_kind(text),
+            subjectless=names_no_subject(text),
         )

@@ -86,9 +86,16 @@ class Rewrite:
         self._turns = settings.rewrite_history_turns
         self._answer_chars = settings.rewrite_answer_chars
 
-    def run(self, question: str, session_id: str | None, queue: QueueListener, timings: Timings) -> str:
+    def follows_up(self, session_id: str | None) -> bool:
+        """Whether the conversation has an earlier turn a request could refer to."""
+        return bool(self._history(session_id))
+
+    def _history(self, session_id: str | None) -> list[Answer]:
         history = self._conversations.history(session_id, last=self._turns) if session_id else []
-        history = [turn for turn in history if turn.guardrail is None]  # a stopped question is no context
+        return [turn for turn in history if turn.guardrail is None]  # a stopped question is no context
+
+    def run(self, question: str, session_id: str | None, queue: QueueListener, timings: Timings) -> str:
+        history = self._history(session_id)
         if not history:
             return question
         started = time.perf_counter()

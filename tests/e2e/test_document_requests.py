@@ -109,6 +109,25 @@ def test_several_documents_and_no_choice_are_asked_back_then_the_chosen_one_is_a
     assert every.citations, every.answer
 
 
+def test_a_request_naming_nothing_is_about_the_picked_document_unless_it_follows_up(
+    session: Session, tmp_path: Path
+) -> None:
+    """A request naming nothing ("what is this?") with a file picked asks for that file's overview (the
+    router alone would search passages for it and refuse); after an earlier turn it may mean that
+    turn, and is searched."""
+    assert session.ingest_bytes("other.pdf", long_pdf_bytes(1, seed=1)).status == "indexed"
+    picked = AskOptions(documents=("report.pdf",), session_id="picked")
+    answer = session.ask("what is this?", picked)
+    assert answer.document_request is not None and answer.document_request.documents == ["report.pdf"]
+    assert not answer.refused and answer.citations and {c.source for c in answer.citations} == {"report.pdf"}
+    follow_up = session.ask("what is this?", picked)
+    assert follow_up.document_request is None, "a follow-up is rewritten and searched"
+    # With two documents and neither picked nor just uploaded, which one is asked back.
+    asked_back = session.ask("what is this?")
+    assert asked_back.document_request is not None and asked_back.document_request.method == "clarify"
+    assert "report.pdf" in asked_back.answer and "other.pdf" in asked_back.answer
+
+
 def test_a_long_document_is_read_fast_from_its_beginning_middle_and_end(home: Path) -> None:
     """Too long to give whole: one model call over passages chosen across it, not a section-by-section
     pass; contents of every chapter, first sentences under the headings, each passage citable."""
