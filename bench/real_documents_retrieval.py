@@ -13,7 +13,9 @@ fetch.py) in a home of its own, then for each answerable question runs the retri
   the sentence picker.
 
 Settings can be overridden (`--set fusion=rrf --set evidence_candidates=12`) to measure one lever at a
-time; a lever that changes what is indexed needs its own `--home`. No LLM runs.
+time; a lever that changes what is indexed needs its own `--home`. No LLM runs, unless `--translate`:
+then a question over documents in another language is searched again with the model's translations,
+as the answer path does (rag/query_translation.py).
 
     .venv/bin/python bench/real_documents_retrieval.py --home /tmp/rd-home --label today
 """
@@ -34,7 +36,7 @@ from core.schemas import Hit, MemoryFacts
 from core.settings import get_settings
 from eval.dataset import EvalQuestion, load_dataset
 from eval.metrics import is_relevant, normalize_answer
-from rag.stages import readable
+from rag.stages import SearchOptions, readable
 from ragchat.application import open_session
 from ragchat.session import Session
 
@@ -47,11 +49,17 @@ def holds_reference(hits: list[Hit], question: EvalQuestion) -> bool:
     return any(f" {normalize_answer(r)} " in text for r in question.all_references if normalize_answer(r))
 
 
-def measure(session: Session, question: EvalQuestion) -> dict[str, object]:
+def measure(session: Session, question: EvalQuestion, translate: bool = False) -> dict[str, object]:
     retrieval = session.search(question.question)
+    translated = ""
+    if translate:  # as a question gets it: searched again with its translations (the model writes them)
+        lang = session.retrieve.detect(question.question)
+        retrieval, translated = session.pipeline.translate.run(question.question, lang, retrieval, SearchOptions(), {})
     candidates = [h.chunk for h in retrieval.candidates]
     rank = next((n for n, chunk in enumerate(candidates, 1) if is_relevant(chunk, question.gold)), None)
-    evidence = session.pipeline.select_evidence.run(question.question, question.question, retrieval, MemoryFacts())
+    evidence = session.pipeline.select_evidence.run(
+        question.question, question.question, retrieval, MemoryFacts(), translated
+    )
     settings = session.settings
     pool = readable(retrieval.candidates, max(len(retrieval.hits), settings.evidence_candidates))
     gated = [h for h in pool if (h.scores.dense or 0.0) >= settings.refusal_threshold]
@@ -67,6 +75,7 @@ def measure(session: Session, question: EvalQuestion) -> dict[str, object]:
         "evidence": held,
         "search_ms": retrieval.timings_ms.get("search_ms", 0.0),
         "lost_at": lost_at,
+        "translated": translated,
     }
 
 
@@ -92,6 +101,7 @@ def main() -> None:
     parser.add_argument("--set", action="append", default=[], help="a setting override, name=value")
     parser.add_argument("--label", default="run")
     parser.add_argument("--json", type=Path, help="write the per-question rows here")
+    parser.add_argument("--translate", action="store_true", help="translate as the answer path does (model calls)")
     args = parser.parse_args()
     overrides = setting_overrides(args.set)
     dataset = load_dataset(args.dataset)
@@ -105,7 +115,7 @@ def main() -> None:
     if failed:
         sys.exit(f"ingest failed: {[(r.source, r.error) for r in failed]}")
     ingest_s = time.perf_counter() - started
-    rows = [measure(session, q) for q in dataset.questions if q.answerable and q.gold]
+    rows = [measure(session, q, args.translate) for q in dataset.questions if q.answerable and q.gold]
     by_document: dict[str, list[dict[str, object]]] = defaultdict(list)
     for row in rows:
         by_document[str(row["document"])].append(row)

@@ -414,6 +414,24 @@ class LanguageSettings(BaseModel):
         le=1.0,
         description="The detector's normalised probability below which a text gets the default language.",
     )
+    translate_questions: bool = Field(
+        default=True,
+        description="Search a question also in the language of documents written in another one "
+        "(rag/query_translation.py): one model call per language.",
+    )
+    translate_below_dense: float = Field(
+        default=0.45,
+        ge=0.0,
+        le=1.0,
+        description="When documents in the question's language are in scope too, translate only when no "
+        "passage found is this close to the question (cosine): the answer is likely in another language.",
+    )
+    translation_languages: int = Field(
+        default=2,
+        ge=1,
+        description="Most languages a question is translated into: those whose passages ranked highest.",
+    )
+    translation_tokens: int = Field(default=80, ge=8, description="Most tokens of one translation.")
 
 
 class DocumentRequestSettings(BaseModel):
@@ -565,6 +583,12 @@ class TrustSettings(BaseModel):
         ge=0,
         description="In an answer about whole documents, a sentence no one excerpt holds may be held by up to this "
         "many excerpts together (its terms, names and numbers in their union), and cites each (0 or 1: never).",
+    )
+    support_question_words: bool = Field(
+        default=False,
+        description="A sentence's ordinary words may be the question's ('Twitter laid off 240 people' for 'twitter "
+        "layoffs, how many people?') when its figures and names are all in its sources, one of them is not in the "
+        "question, and it negates nothing.",
     )
     low_confidence_threshold: float = Field(
         default=0.6, ge=0.0, le=1.0, description="Answers whose support score is below it get a low-confidence notice."

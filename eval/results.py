@@ -35,6 +35,7 @@ class QuestionResult(BaseModel):
     reference: str | None
     answer: str
     search_query: str
+    translated_query: str | None = None
     refused: bool
     withheld: bool = Field(
         default=False, description="Refused because no passage held the model's reply (at every strictness level)."

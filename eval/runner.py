@@ -316,6 +316,7 @@ def score_question(
         reference=question.reference,
         answer=answer.answer,
         search_query=answer.search_query,
+        translated_query=answer.translated_query,
         refused=answer.refused,
         withheld=answer.withheld is not None,
         withheld_reply=answer.withheld,

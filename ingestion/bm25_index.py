@@ -129,6 +129,18 @@ class BM25Index:
     def segment_count(self) -> int:
         return len(self._segments)
 
+    def languages(self, doc_ids: Collection[str] | None = None) -> dict[str, int]:
+        """How many live chunks each language holds, of the documents `doc_ids` (all when None)."""
+        with self._lock:
+            segments = list(self._segments)
+        counts: dict[str, int] = {}
+        for segment in segments:
+            rows = segment.alive if doc_ids is None else segment.alive & np.isin(segment.doc_ids, list(doc_ids))
+            langs, n = np.unique(segment.langs[rows], return_counts=True)
+            for lang, count in zip(langs, n, strict=True):
+                counts[str(lang)] = counts.get(str(lang), 0) + int(count)
+        return counts
+
     def live_ids(self) -> set[str]:
         """Ids of every live chunk (consistency checks against the vector store)."""
         with self._lock:

@@ -105,7 +105,9 @@ class AssembleAnswer:
         it or the answerability check finds the question unanswerable; else restated if it must be."""
         uncovered = state.reply.uncovered(state.question, message(state.lang, "uncovered"))
         shown, citations = self._resolve.run(text, state.given, self._constrained())
-        shown, citations, support = self._support.run(shown, citations, state.given, state.timings, state.lang)
+        shown, citations, support = self._support.run(
+            shown, citations, state.given, state.timings, state.lang, asked=_asked(state)
+        )
         unsupported = self._support.withholds(support)
         if state.decision is not None and not unsupported:
             state.decision = self._check.run(state, state.decision)
@@ -142,7 +144,9 @@ class AssembleAnswer:
     def _quoted(self, state: QuestionState, quote: str, replaced: str, uncovered: str | None) -> Verdict:
         """A quotation of the evidence in place of the model's text, its citation checked like any."""
         shown, citations = self._resolve.run(quote, state.given, constrained=True)
-        shown, citations, support = self._support.run(shown, citations, state.given, state.timings, state.lang)
+        shown, citations, support = self._support.run(
+            shown, citations, state.given, state.timings, state.lang, asked=_asked(state)
+        )
         return Verdict(shown, citations=citations, support=support, restated=replaced, uncovered=uncovered)
 
     def _about_documents(self, state: QuestionState, text: str, error: str | None) -> Verdict:
@@ -212,6 +216,7 @@ class AssembleAnswer:
         retrieval = state.retrieval
         return {
             "search_query": state.search_query,
+            "translated_query": state.translated or None,
             "models": self._models().model_copy(update={"reranker": retrieval.reranker}),
             "candidates": retrieval.candidates,
             "still_embedding": retrieval.still_embedding,
@@ -252,6 +257,12 @@ def _scored(state: QuestionState) -> AbstentionScore | None:
         signals=made.signals,
         read=made.read,
     )
+
+
+def _asked(state: QuestionState) -> str:
+    """The question, with its standalone rewrite when it was a follow-up."""
+    rewritten = state.search_query
+    return state.question if not rewritten or rewritten == state.question else f"{state.question}\n{rewritten}"
 
 
 def apart(reply: str) -> str | None:

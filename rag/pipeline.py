@@ -70,7 +70,9 @@ from rag.stages import (
     Retrieve,
     Rewrite,
     ScoreAbstention,
+    SearchOptions,
     SelectEvidence,
+    TranslateQuery,
     WriteFromEvidence,
 )
 from rag.stored_answers import StoredAnswers
@@ -172,6 +174,7 @@ class AnswerPipeline:
         self.note_facts = NoteFacts(memory)
         self.rewrite = Rewrite(llm, conversations, settings)
         self.retrieve = Retrieve(retriever, settings, self.detect_language)
+        self.translate = TranslateQuery(llm, self.retrieve, lambda doc_ids: retriever.languages(doc_ids), settings)
         self.select_evidence = SelectEvidence(settings, embed)
         self.choose_source = ChooseSource(memory, settings.memory_answer_min_similarity)
         self.build_prompt = BuildPrompt()
@@ -262,6 +265,15 @@ class AnswerPipeline:
             state.search_query, options.top_k, options.bm25_weight, options.rerank, query_lang, selected
         )
         state.timings["retrieve_ms"] = state.retrieval.timings_ms.get("search_ms", 0.0)
+        # Documents in another language than the query: searched again with its translations.
+        state.retrieval, state.translated = self.translate.run(
+            state.search_query,
+            query_lang or self.retrieve.detect(state.search_query),
+            state.retrieval,
+            SearchOptions(options.top_k, options.bm25_weight, options.rerank, selected),
+            state.timings,
+            state.queue,
+        )
         if route is not None and router is not None and not personal and router.unmatched(route, state.retrieval):
             # Never refused by the relevance gate: the documents themselves are the evidence.
             return self._about_documents(state, route, scope or self._scope(state, route))
@@ -271,7 +283,9 @@ class AnswerPipeline:
         """The evidence chosen from the retrieved passages (or memory, or nothing), and the stream of
         the model's reply over it."""
         assert state.retrieval is not None
-        evidence = self.select_evidence.run(state.question, state.search_query, state.retrieval, state.memory)
+        evidence = self.select_evidence.run(
+            state.question, state.search_query, state.retrieval, state.memory, state.translated
+        )
         state.given = self.choose_source.run(evidence, state.memory, closeness)
         if state.given.mode == "none":
             return AnswerStream(state, None, self.assemble)

@@ -89,6 +89,7 @@ class QuestionState:
     noted: MemoryOutcome = field(default_factory=MemoryOutcome)  # path "noted": what memory did
     memory: MemoryFacts = field(default_factory=MemoryFacts)  # the entries that may inform the answer
     search_query: str = ""  # the question, or its standalone rewrite
+    translated: str = ""  # the search query in the documents' other languages, one a line (TranslateQuery)
     retrieval: Retrieval | None = None
     given: Given = field(default_factory=Given)  # what the model was given
     reply: Reply = field(default_factory=Reply)  # the reply's hidden phrase line, as it was read

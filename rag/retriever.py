@@ -47,6 +47,10 @@ class HybridRetriever:
         self._rrf_k = rrf_k
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="bm25-search")
 
+    def languages(self, doc_ids: frozenset[str] | None = None) -> dict[str, int]:
+        """How many indexed chunks each language holds, of the documents `doc_ids` (all when None)."""
+        return self._bm25.languages(doc_ids)
+
     def _timed_bm25(
         self, query: str, query_lang: str | None, doc_ids: frozenset[str] | None
     ) -> tuple[dict[str, float], float]:

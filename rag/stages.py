@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Protocol
 
 from core.language import LanguageDetector
@@ -43,6 +44,7 @@ from rag.navigation import is_navigation
 from rag.prompting import SYSTEM_PROMPT, build_check_messages, build_memory_messages, build_messages, format_memory
 from rag.query_log import QueryLog
 from rag.query_rewriter import fallback_query, rewrite_query
+from rag.query_translation import clean_translation, translation_messages
 from rag.question import QuestionState, Timings, elapsed_ms
 from rag.quotes import quotation
 from rag.retriever import HybridRetriever
@@ -109,6 +111,17 @@ class Rewrite:
             timings["rewrite_ms"] = elapsed_ms(started)
 
 
+@dataclass(frozen=True)
+class SearchOptions:
+    """How a question is searched: top k and BM25 weight (None: the settings'), reranked or not, and the
+    documents it is kept to (None: all)."""
+
+    top_k: int | None = None
+    bm25_weight: float | None = None
+    rerank: bool = True
+    doc_ids: frozenset[str] | None = None
+
+
 class Retrieve:
     """The one door into retrieval, for a question and `ragchat search` alike: hybrid BM25 + dense
     search, fused, then reranked when a reranker exists, with the settings' top k and BM25 weight unless
@@ -136,6 +149,80 @@ class Retrieve:
         return retrieval.model_copy(update={"hits": readable(retrieval.candidates, top_k)})
 
 
+class TranslateQuery:
+    """The question searched again with its translations into the languages of the documents in scope
+    it is not written in (rag/query_translation.py): always when none of them is in its language;
+    otherwise only when no passage found is close to it (`translate_below_dense`), when the answer is
+    likely in another language. At most `translation_languages`, those whose passages ranked highest,
+    then those holding the most passages. Without a usable model the first search stands."""
+
+    def __init__(
+        self,
+        llm: Callable[[], LLM],
+        retrieve: Retrieve,
+        languages: Callable[[frozenset[str] | None], dict[str, int]],
+        settings: Settings,
+    ) -> None:
+        self._llm = llm
+        self._retrieve = retrieve
+        self._languages = languages
+        self._on = settings.translate_questions
+        self._below = settings.translate_below_dense
+        self._most = settings.translation_languages
+        self._tokens = settings.translation_tokens
+
+    def targets(self, lang: str, retrieval: Retrieval, doc_ids: frozenset[str] | None) -> list[str]:
+        """The languages to translate a query in `lang` into, given its search so far."""
+        held = self._languages(doc_ids) if self._on else {}
+        foreign = [other for other in held if other != lang]
+        best = max((h.scores.dense or 0.0 for h in retrieval.candidates), default=0.0)
+        if not foreign or (lang in held and best >= self._below):
+            return []
+        first: dict[str, int] = {}
+        for rank, hit in enumerate(retrieval.candidates):
+            first.setdefault(hit.chunk.lang, rank)
+        ranked = sorted(foreign, key=lambda other: (first.get(other, len(retrieval.candidates)), -held[other]))
+        return ranked[: self._most]
+
+    def run(
+        self,
+        query: str,
+        lang: str,
+        retrieval: Retrieval,
+        options: SearchOptions,
+        timings: Timings,
+        queue: QueueListener | None = None,
+    ) -> tuple[Retrieval, str]:
+        """The search of the query followed by its translations, and those translations (one a line);
+        the first search and "" when there are none."""
+        targets = self.targets(lang, retrieval, options.doc_ids)
+        translated = "\n".join(self._translations(query, targets, queue, timings)) if targets else ""
+        if not translated:
+            return retrieval, translated
+        again = self._retrieve.run(
+            f"{query}\n{translated}", options.top_k, options.bm25_weight, options.rerank, lang, options.doc_ids
+        )
+        timings["retrieve_ms"] = timings.get("retrieve_ms", 0.0) + again.timings_ms.get("search_ms", 0.0)
+        return again, translated
+
+    def _translations(self, query: str, targets: list[str], queue: QueueListener | None, timings: Timings) -> list[str]:
+        started = time.perf_counter()
+        translations: list[str] = []
+        try:
+            llm = _load(self._llm, timings)
+            for target in targets:
+                reply = llm.complete(
+                    translation_messages(query, target), max_tokens=self._tokens, temperature=0.0, on_queued=queue
+                )
+                if (translated := clean_translation(reply, query)) is not None:
+                    translations.append(translated)
+        except Exception as exc:  # model missing, server down: the first search stands
+            log.warning("question translation failed (%s); searching the question as asked", exc)
+        finally:
+            timings["translate_ms"] = elapsed_ms(started)
+        return translations
+
+
 def readable(candidates: list[Hit], count: int) -> list[Hit]:
     """The first `count` candidates that are not a table of contents or an index."""
     return [hit for hit in candidates if not is_navigation(hit.chunk.text)][:count]
@@ -158,7 +245,11 @@ class SelectEvidence:
             settings.evidence_neighbour_weight,
         )
 
-    def run(self, question: str, search_query: str, retrieval: Retrieval, memory: MemoryFacts) -> list[Hit]:
+    def run(
+        self, question: str, search_query: str, retrieval: Retrieval, memory: MemoryFacts, translated: str = ""
+    ) -> list[Hit]:
+        """`translated`: the question in the documents' languages (TranslateQuery), which sentences are
+        picked by besides the question."""
         settings = self._settings
         picking = settings.evidence_tokens > 0
         pool = (
@@ -175,7 +266,8 @@ class SelectEvidence:
             settings.context_tokens,
             settings.prompt_overhead_tokens,
         )
-        given = self._picker.pick(question, relevant) if picking else relevant
+        picked_by = f"{question}\n{translated}" if translated else question
+        given = self._picker.pick(picked_by, relevant) if picking else relevant
         return fit_hits(given, budget, settings.source_header_tokens)
 
 
@@ -422,7 +514,11 @@ class CheckSupport:
     sentences is held is withheld (`withholds`): it states nothing the documents say."""
 
     def __init__(
-        self, checker: SupportChecker, rules: CitationRules, withhold_unsupported: bool, joint_sources: int = 0
+        self,
+        checker: SupportChecker,
+        rules: CitationRules,
+        withhold_unsupported: bool,
+        joint_sources: int = 0,
     ) -> None:
         """`joint_sources`: in an answer about whole documents, a sentence no one excerpt holds may be
         held by up to this many together (rag/support.py `joint_backing`; 0 or 1: never)."""
@@ -443,15 +539,19 @@ class CheckSupport:
         timings: Timings,
         lang: str = "en",
         about_documents: bool = False,
+        asked: str = "",
     ) -> tuple[str, list[Citation], list[SentenceSupport]]:
         """`lang`: the answer's language (sources in another one are checked by their figures and names);
-        `about_documents`: the answer is about whole documents (its sentences may be held jointly)."""
+        `about_documents`: the answer is about whole documents (its sentences may be held jointly);
+        `asked`: the question (rag/support.py may let a sentence restate its words)."""
         started = time.perf_counter()
-        support = self._checker.check(text, citations, given.hits, lang)
+        support = self._checker.check(text, citations, given.hits, lang, asked)
         # A sentence that cites the wrong excerpt is moved to the one that holds it, labelled corrected.
         # In an answer about whole documents, one no excerpt holds alone may be held by several together.
         together = self._joint_sources if about_documents else 1
-        backed = {s.sentence: self._checker.backing(s, given.hits, lang, together) for s in support if not s.supported}
+        backed = {
+            s.sentence: self._checker.backing(s, given.hits, lang, together, asked) for s in support if not s.supported
+        }
         moves = {sentence: judged.sources for sentence, judged in backed.items() if judged is not None}
         if moves:
             text, citations = recite(text, citations, moves, given.hits, self._rules)

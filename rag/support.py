@@ -13,6 +13,12 @@ Per sentence, three signals:
   fact changed in one figure or name reads as well supported by overlap and similarity alike; it is
   the hallucination that matters most, so any missing one makes the sentence unsupported.
 
+With `support_question_words`, a sentence's ordinary words may be the question's when its figures and
+names are all its sources' and one of them is not in the question ("Twitter laid off 240 people" over the
+row "Company: Twitter, Inc. | No. Of: 240" for "twitter layoffs, how many people?"): they restate what
+was asked, and what it answers is checked as before. Not for a sentence that negates, whose "not" no term
+carries.
+
 The thresholds come from measurements on real answers (bench/support_check.py; ARCHITECTURE.md).
 """
 
@@ -38,16 +44,27 @@ _POSSESSIVE_IN_TEXT = re.compile(r"(\w)['’]s\b")
 
 
 class SupportChecker:
-    def __init__(self, embed: Embed | None, min_overlap: float, min_similarity: float, min_terms: int) -> None:
-        """`min_terms`: shorter sentences ("Yes.", a bare "[1]") carry no checkable claim and are skipped."""
+    def __init__(
+        self,
+        embed: Embed | None,
+        min_overlap: float,
+        min_similarity: float,
+        min_terms: int,
+        question_words: bool = False,
+    ) -> None:
+        """`min_terms`: shorter sentences ("Yes.", a bare "[1]") carry no checkable claim and are skipped;
+        `question_words`: a sentence's ordinary words may be the question's (`_judge`)."""
         self._embed = embed
         self._min_terms = min_terms
         self._min_overlap = min_overlap
         self._min_similarity = min_similarity
+        self._question_words = question_words
 
-    def check(self, answer: str, citations: list[Citation], hits: list[Hit], lang: str = "en") -> list[SentenceSupport]:
-        """Every checkable sentence of the answer (written in `lang`), with its support; empty without
-        sources."""
+    def check(
+        self, answer: str, citations: list[Citation], hits: list[Hit], lang: str = "en", asked: str = ""
+    ) -> list[SentenceSupport]:
+        """Every checkable sentence of the answer (written in `lang`) to the question `asked`, with its
+        support; empty without sources."""
         if not hits:
             return []
         cited = [c.marker for c in citations if 1 <= c.marker <= len(hits)]
@@ -59,23 +76,23 @@ class SupportChecker:
                 continue
             own = [n for n in markers_in(sentence) if 1 <= n <= len(hits)]
             claims.append((text, own or fallback))
-        return self._judged(claims, hits, lang) if claims else []
+        return self._judged(claims, hits, lang, asked) if claims else []
 
     def backing(
-        self, support: SentenceSupport, hits: list[Hit], lang: str = "en", together: int = 1
+        self, support: SentenceSupport, hits: list[Hit], lang: str = "en", together: int = 1, asked: str = ""
     ) -> SentenceSupport | None:
         """For a sentence its cited evidence does not hold: the judgment of the best other given
         excerpt that does hold it on its own (the model cited the wrong one); failing that, when
         `together` > 1, of up to that many excerpts that hold it together (`joint_backing`); or None."""
         others = [n for n in range(1, len(hits) + 1) if n not in support.sources]
         claims = [(support.sentence, [n]) for n in others]
-        held = [j for j in self._judged(claims, hits, lang) if j.supported] if claims else []
+        held = [j for j in self._judged(claims, hits, lang, asked) if j.supported] if claims else []
         if held:
             return max(held, key=lambda j: j.score)
-        return self.joint_backing(support, hits, together, lang) if together > 1 else None
+        return self.joint_backing(support, hits, together, lang, asked) if together > 1 else None
 
     def joint_backing(
-        self, support: SentenceSupport, hits: list[Hit], most: int, lang: str = "en"
+        self, support: SentenceSupport, hits: list[Hit], most: int, lang: str = "en", asked: str = ""
     ) -> SentenceSupport | None:
         """For a sentence no one given excerpt holds: two to `most` excerpts that hold it together, or
         None. A summary's sentence often names what several excerpts say ("covering classes,
@@ -93,19 +110,21 @@ class SupportChecker:
             left -= owned[best]
         if len(chosen) < 2:
             return None
-        judged = self._judged([(support.sentence, sorted(chosen))], hits, lang)[0]
+        judged = self._judged([(support.sentence, sorted(chosen))], hits, lang, asked)[0]
         return judged if judged.supported else None
 
-    def _judged(self, claims: list[tuple[str, list[int]]], hits: list[Hit], lang: str) -> list[SentenceSupport]:
+    def _judged(
+        self, claims: list[tuple[str, list[int]]], hits: list[Hit], lang: str, asked: str = ""
+    ) -> list[SentenceSupport]:
         """Each (sentence, source numbers) judged against those sources, one embedding call for all."""
         similarities = self._similarities(claims, hits)
         return [
-            self._judge(text, sources, hits, similarity, lang)
+            self._judge(text, sources, hits, similarity, lang, asked)
             for (text, sources), similarity in zip(claims, similarities, strict=True)
         ]
 
     def _judge(
-        self, text: str, sources: list[int], hits: list[Hit], similarity: float | None, lang: str
+        self, text: str, sources: list[int], hits: list[Hit], similarity: float | None, lang: str, asked: str = ""
     ) -> SentenceSupport:
         # A chunk under its document's title and section path, as keyword search indexes it: a sentence
         # naming what the passage belongs to ("the WARN report's row for Paso Robles", "in R") is held.
@@ -116,6 +135,10 @@ class SupportChecker:
         keys = key_terms(text)
         figures = {term.replace(",", "") for term in available}  # once, not for every key term
         missing = [term for term in keys if not _present(term, available, figures, source_text)]
+        if self._question_words and asked and not missing and _restates(text, keys, asked, available, source_text):
+            # Its facts are the sources' and one of them is what was asked for: the words around them
+            # may restate the question ("laid off", "people" for a row's "No. Of: 240").
+            overlap = len(terms & (available | _terms(asked))) / len(terms)
         score = max(overlap, similarity or 0.0)
         if all(hits[n - 1].chunk.lang != lang for n in sources):
             # Sources in another language than the answer share its figures and names, not its words
@@ -205,6 +228,30 @@ def _present(term: str, available: set[str], figures: set[str], source_text: str
         ):
             return False
     return True
+
+
+# Words that negate, in the app's languages: a sentence that says what is not so is held only by its
+# sources' words ("The Walmart store was not closed" over a row that says it closed).
+_NEGATION = re.compile(
+    r"(?:\b(?:not|no|never|none|nothing|neither|nor|cannot|ne|pas|jamais|aucun\w*|rien|nicht|kein\w*|nie|niemals|"
+    r"nunca|nada|ningun\w*|ningún|não|nao|nem|nenhum\w*)\b|n't\b)",
+    re.IGNORECASE,
+)
+
+
+def _restates(text: str, keys: list[str], asked: str, available: set[str], source_text: str) -> bool:
+    """A sentence may take its ordinary words from the question `asked`: one of its figures or names is
+    not in the question (it states what was asked for), every name and figure of the question is in
+    its sources (they are about what was asked: not "The accident resulted in 157 fatalities" over a
+    passage on another accident than the one the question names), and it negates nothing."""
+    asked_terms = _terms(asked)
+    asked_figures = {term.replace(",", "") for term in asked_terms}
+    figures = {term.replace(",", "") for term in available}
+    return (
+        any(not _present(key, asked_terms, asked_figures, asked) for key in keys)
+        and all(_present(key, available, figures, source_text) for key in key_terms(asked))
+        and not _NEGATION.search(text)
+    )
 
 
 def confidence(support: list[SentenceSupport]) -> float | None:

@@ -235,6 +235,7 @@ class Session:
             settings.support_min_term_share,
             settings.support_min_similarity,
             settings.support_min_terms,
+            settings.support_question_words,
         )
         return AnswerPipeline(
             settings,

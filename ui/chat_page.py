@@ -192,6 +192,8 @@ def render_answer_details(answer: Answer, candidates: list[Hit]) -> None:
         st.warning(f"The model did not finish its answer: {answer.error}")
     if answer.search_query != answer.question:
         st.caption(f"Searched for: *{answer.search_query}*")
+    if answer.translated_query:
+        st.caption(f"Also searched as: *{' / '.join(answer.translated_query.splitlines())}*")
     for partial in answer.still_embedding:  # an ingest is still embedding it
         st.caption(f":blue[:material/hourglass_top: {partial.describe().capitalize()}]")
     if (request := answer.document_request) is not None and request.documents:

@@ -135,6 +135,10 @@ class Answer(BaseModel):
 
     question: str
     search_query: str = Field(description="What was searched: the question, or its standalone rewrite.")
+    translated_query: str | None = Field(
+        default=None,
+        description="Also searched: the search query in the other languages of the documents (one a line).",
+    )
     session_id: str | None = None
     answer: str
     refused: bool

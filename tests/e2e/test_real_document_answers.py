@@ -31,6 +31,8 @@ def test_an_english_question_finds_and_is_answered_from_french_minutes(home: Pat
     assert any("43 logements" in hit.chunk.text for hit in found.hits)
     answer = session.ask("Which resolution number was adopted for the demolition at 1069 boulevard de Sainte-Adèle?")
     assert "2023-001" in answer.answer and answer.citations
+    # No document is in English: the question was also searched as the model translated it.
+    assert answer.translated_query and answer.translated_query != answer.question
     assert all(c.source == "pv.pdf" for c in answer.citations)
     # Whatever the 0.5B makes of another question, a figure it shows is one the French passages hold.
     for question in (

@@ -101,6 +101,9 @@ class _RecordingRetriever:
     def __init__(self) -> None:
         self.asked: list[int] = []
 
+    def languages(self, doc_ids: object = None) -> dict[str, int]:
+        return {}
+
     def search(
         self,
         query: str,

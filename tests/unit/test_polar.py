@@ -108,6 +108,9 @@ class OneTokenLLM(RecordingLLM):
 
 
 class TwoPassages:
+    def languages(self, doc_ids: object = None) -> dict[str, int]:
+        return {"en": 2}
+
     def search(self, query: str, top_k: int, *args: object, **kwargs: object) -> Retrieval:
         hits = [_hit(n, text, page=n) for n, text in enumerate(PASSAGES, start=1)]
         return Retrieval(query=query, hits=hits, candidates=hits, bm25_weight=0.5, fusion="convex", reranker="none")

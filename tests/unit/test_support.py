@@ -197,3 +197,32 @@ def test_a_joined_sentence_with_a_name_or_figure_no_excerpt_has_stays_unheld() -
     ):
         [unheld] = check(LEXICAL, invented, SECTIONS)
         assert LEXICAL.joint_backing(unheld, SECTIONS, most=3) is None, invented
+
+
+ROW = [_hit(1, "Company: Twitter, Inc. | City: San Francisco | No. Of: 240 | Layoff/Closure: Layoff Permanent")]
+RESTATING = SupportChecker(
+    None, DEFAULTS.support_min_term_share, DEFAULTS.support_min_similarity, DEFAULTS.support_min_terms, True
+)
+
+
+def test_with_the_option_a_sentence_may_restate_the_questions_words_around_the_sources_facts() -> None:
+    asked = "twitter layoffs - which city and how many people?"
+    answer = "Twitter laid off 240 people in San Francisco."
+    [plain] = LEXICAL.check(answer, [], ROW, asked=asked)
+    assert not plain.supported and plain.missing == []  # "laid off", "people": the question's words
+    [restated] = RESTATING.check(answer, [], ROW, asked=asked)
+    assert restated.supported
+    # Not when a figure or name of the sentence is missing from its sources, ...
+    [changed] = RESTATING.check("Twitter laid off 250 people in San Francisco.", [], ROW, asked=asked)
+    assert not changed.supported and changed.missing == ["250"]
+    # ... nor when its figures and names are all the question's (it states nothing that was asked for),
+    [echo] = RESTATING.check("Twitter had layoffs of people in San Francisco.", [], ROW, asked=f"{asked} San Francisco")
+    assert not echo.supported
+    # ... nor when the question names what its sources do not (another company than the row's),
+    [other] = RESTATING.check(answer, [], ROW, asked="How many people did Oracle lay off in San Francisco?")
+    assert not other.supported
+    # ... nor when it negates (a stop word the terms do not see).
+    asked = "how many people did twitter lay off in san francisco?"
+    [said] = RESTATING.check("Twitter did lay off 240 people in San Francisco.", [], ROW, asked=asked)
+    [negated] = RESTATING.check("Twitter did not lay off 240 people in San Francisco.", [], ROW, asked=asked)
+    assert said.supported and not negated.supported
