@@ -83,6 +83,7 @@ class _Stats:
 
     alive: list[np.ndarray]  # the masks these figures were computed from
     languages: frozenset[str]
+    language_counts: dict[str, int]  # live rows per language
     total: int  # live rows
     norms: list[np.ndarray]  # per segment: k1 * (1 - b + b * length / average length)
     dead: list[np.ndarray | None]  # per segment: rows turned off, None when there are none
@@ -94,6 +95,7 @@ class _Stats:
         return cls(
             alive=[s.alive for s in segments],
             languages=frozenset(lang for s in segments for lang in s.languages()),
+            language_counts=_language_counts(segments, [s.alive for s in segments]),
             total=total,
             norms=[k1 * (1 - b + b * s.lengths / avg_length) for s in segments],
             dead=[None if s.alive.all() else np.flatnonzero(~s.alive) for s in segments],
@@ -103,6 +105,16 @@ class _Stats:
         return len(segments) == len(self.alive) and all(
             s.alive is alive for s, alive in zip(segments, self.alive, strict=True)
         )
+
+
+def _language_counts(segments: list[Segment], rows: list[np.ndarray]) -> dict[str, int]:
+    """How many of the chosen rows (a mask per segment) each language holds."""
+    counts: dict[str, int] = {}
+    for segment, chosen in zip(segments, rows, strict=True):
+        langs, n = np.unique(segment.langs[chosen], return_counts=True)
+        for lang, count in zip(langs, n, strict=True):
+            counts[str(lang)] = counts.get(str(lang), 0) + int(count)
+    return counts
 
 
 class BM25Index:
@@ -130,16 +142,13 @@ class BM25Index:
         return len(self._segments)
 
     def languages(self, doc_ids: Collection[str] | None = None) -> dict[str, int]:
-        """How many live chunks each language holds, of the documents `doc_ids` (all when None)."""
+        """How many live chunks each language holds, of the documents `doc_ids` (all when None: kept
+        between commits, as a question asks for them every time)."""
         with self._lock:
             segments = list(self._segments)
-        counts: dict[str, int] = {}
-        for segment in segments:
-            rows = segment.alive if doc_ids is None else segment.alive & np.isin(segment.doc_ids, list(doc_ids))
-            langs, n = np.unique(segment.langs[rows], return_counts=True)
-            for lang, count in zip(langs, n, strict=True):
-                counts[str(lang)] = counts.get(str(lang), 0) + int(count)
-        return counts
+        if doc_ids is None:
+            return dict(self._stats_of(segments).language_counts)
+        return _language_counts(segments, [s.alive & np.isin(s.doc_ids, list(doc_ids)) for s in segments])
 
     def live_ids(self) -> set[str]:
         """Ids of every live chunk (consistency checks against the vector store)."""
