@@ -327,7 +327,9 @@ class AnswerPipeline:
         if scope.clarify is not None:
             state.clarify = scope.clarify
             return AnswerStream(state, iter([scope.clarify]), self.assemble)
-        carded = self.cards.applies(route, scope.documents, state.lang, state.options.thorough) if self.cards else None
+        asked = state.options.thorough
+        thorough = asked if asked is not None else self._settings.document_reading == "thorough"
+        carded = self.cards.applies(route, scope.documents, state.lang, thorough) if self.cards else None
         card = self.cards.find(carded, self._models().llm) if self.cards and carded else None
         if card is not None:
             state.document_request.method = "card"
