@@ -36,7 +36,7 @@ import struct
 import threading
 import uuid
 import zipfile
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -60,20 +60,20 @@ class Segment:
     alive: np.ndarray  # bool per row
     langs: np.ndarray  # the language each row was tokenized for (ISO 639-1)
     mask_file: str = ""  # where `alive` is saved; empty until the next commit writes it
-    _languages: frozenset[str] = field(default=frozenset(), repr=False)
+    _language_counts: dict[str, int] = field(default_factory=dict, repr=False)
     _languages_for: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def live_count(self) -> int:
         return int(self.alive.sum())
 
-    def languages(self) -> frozenset[str]:
-        """The languages of the live rows, cached until `alive` is replaced (it is never edited in
-        place): a search needs them, and np.unique over 100k rows takes ~13 ms."""
+    def language_counts(self) -> dict[str, int]:
+        """How many live rows each language holds, cached until `alive` is replaced (it is never edited
+        in place): a search needs the languages, and np.unique over 100k rows takes ~13 ms."""
         if self._languages_for is not self.alive:
-            self._languages = frozenset(str(lang) for lang in np.unique(self.langs[self.alive]))
+            self._language_counts = _counts(self.langs[self.alive])
             self._languages_for = self.alive
-        return self._languages
+        return self._language_counts
 
 
 @dataclass
@@ -92,10 +92,11 @@ class _Stats:
     def of(cls, segments: list[Segment], k1: float, b: float) -> _Stats:
         total = sum(s.live_count for s in segments)
         avg_length = sum(float(s.lengths[s.alive].sum()) for s in segments) / total if total else 1.0
+        counts = _summed(s.language_counts() for s in segments)
         return cls(
             alive=[s.alive for s in segments],
-            languages=frozenset(lang for s in segments for lang in s.languages()),
-            language_counts=_language_counts(segments, [s.alive for s in segments]),
+            languages=frozenset(counts),
+            language_counts=counts,
             total=total,
             norms=[k1 * (1 - b + b * s.lengths / avg_length) for s in segments],
             dead=[None if s.alive.all() else np.flatnonzero(~s.alive) for s in segments],
@@ -107,14 +108,18 @@ class _Stats:
         )
 
 
-def _language_counts(segments: list[Segment], rows: list[np.ndarray]) -> dict[str, int]:
-    """How many of the chosen rows (a mask per segment) each language holds."""
-    counts: dict[str, int] = {}
-    for segment, chosen in zip(segments, rows, strict=True):
-        langs, n = np.unique(segment.langs[chosen], return_counts=True)
-        for lang, count in zip(langs, n, strict=True):
-            counts[str(lang)] = counts.get(str(lang), 0) + int(count)
-    return counts
+def _counts(langs: np.ndarray) -> dict[str, int]:
+    """How many rows each language holds."""
+    values, n = np.unique(langs, return_counts=True)
+    return {str(value): int(count) for value, count in zip(values, n, strict=True)}
+
+
+def _summed(counts: Iterable[dict[str, int]]) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for part in counts:
+        for lang, n in part.items():
+            total[lang] = total.get(lang, 0) + n
+    return total
 
 
 class BM25Index:
@@ -148,7 +153,8 @@ class BM25Index:
             segments = list(self._segments)
         if doc_ids is None:
             return dict(self._stats_of(segments).language_counts)
-        return _language_counts(segments, [s.alive & np.isin(s.doc_ids, list(doc_ids)) for s in segments])
+        wanted = list(doc_ids)
+        return _summed(_counts(s.langs[s.alive & np.isin(s.doc_ids, wanted)]) for s in segments)
 
     def live_ids(self) -> set[str]:
         """Ids of every live chunk (consistency checks against the vector store)."""

@@ -91,18 +91,20 @@ class RouteRequest:
         """A likely document-level request that no passage matches well enough to be given."""
         return route.kind == "document" and not any((h.scores.dense or 0.0) >= self._gate for h in retrieval.hits)
 
-    def run(self, question: str, timings: Timings, follows_up: bool = False) -> Route:
-        """`follows_up`: the conversation has earlier turns, which a request naming nothing ("explain
-        it") may refer to; without them it can only mean the documents, and asks for their overview."""
+    def run(self, question: str, timings: Timings, follows_up: Callable[[], bool] = lambda: False) -> Route:
+        """`follows_up`: whether the conversation has earlier turns, which a request naming nothing
+        ("explain it") may refer to; without them it can only mean the documents, and asks for their
+        overview. Asked only of such a request."""
         started = time.perf_counter()
         route = self._router.route(question)
         if route.list_kind is not None and route.p_document >= self._list:
             # "Every date in the lease": found in the text, never in one passage.
             route = replace(route, kind="document")
-        if route.subjectless and follows_up:
-            route = replace(route, subjectless=False)
-        elif route.subjectless:
-            route = replace(route, kind="document", p_overview=max(route.p_overview, 1.0))
+        if route.subjectless:
+            if follows_up():
+                route = replace(route, subjectless=False)
+            else:
+                route = replace(route, kind="document", p_overview=max(route.p_overview, 1.0))
         timings["route_ms"] = elapsed_ms(started)
         return route
 

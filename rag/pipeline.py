@@ -19,6 +19,7 @@ into retrieval: `ask` and `ragchat search` (Session.search) both come through it
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from functools import partial
 
 from core.language import LanguageDetector
 from core.schemas import Answer, DocumentRecord, DocumentRequest, Evidence, Given, Hit, MemoryFacts, ModelInfo
@@ -230,7 +231,7 @@ class AnswerPipeline:
         if self.note_facts.applies(question):
             return self._noted(state)
         router = self.route
-        follows_up = self.rewrite.follows_up(options.session_id)
+        follows_up = partial(self.rewrite.follows_up, options.session_id)
         route = router.run(question, state.timings, follows_up) if router is not None else None
         scope: Scope | None = None
         if route is not None and router is not None and router.sure(route):

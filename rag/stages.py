@@ -514,11 +514,7 @@ class CheckSupport:
     sentences is held is withheld (`withholds`): it states nothing the documents say."""
 
     def __init__(
-        self,
-        checker: SupportChecker,
-        rules: CitationRules,
-        withhold_unsupported: bool,
-        joint_sources: int = 0,
+        self, checker: SupportChecker, rules: CitationRules, withhold_unsupported: bool, joint_sources: int = 0
     ) -> None:
         """`joint_sources`: in an answer about whole documents, a sentence no one excerpt holds may be
         held by up to this many together (rag/support.py `joint_backing`; 0 or 1: never)."""

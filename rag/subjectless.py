@@ -51,7 +51,7 @@ _WRAPPING = frozenset(
     not sure uploaded attached sent nutshell
     s t m ll re d l n j
     est sont qu y a à au un une le la les de du des sur propos moi nous me peux pouvez peut pourriez
-    pourrais tu vous s'il plaît plait svp stp merci en bref rapidement donc alors contient
+    pourrais tu vous plaît plait svp stp merci en bref rapidement donc alors contient
     ist sind um mir uns bitte kannst du können könnten sie mal kurz den die der dem ein eine einen für über
     in denn eigentlich genau so
     es son de del el la los las un una unos sobre acerca me nos por favor puedes puede podrías podría hay

@@ -135,7 +135,12 @@ class SupportChecker:
         keys = key_terms(text)
         figures = {term.replace(",", "") for term in available}  # once, not for every key term
         missing = [term for term in keys if not _present(term, available, figures, source_text)]
-        if self._question_words and asked and not missing and _restates(text, keys, asked, available, source_text):
+        if (
+            self._question_words
+            and asked
+            and not missing
+            and _restates(text, keys, asked, available, figures, source_text)
+        ):
             # Its facts are the sources' and one of them is what was asked for: the words around them
             # may restate the question ("laid off", "people" for a row's "No. Of: 240").
             overlap = len(terms & (available | _terms(asked))) / len(terms)
@@ -239,14 +244,14 @@ _NEGATION = re.compile(
 )
 
 
-def _restates(text: str, keys: list[str], asked: str, available: set[str], source_text: str) -> bool:
+def _restates(text: str, keys: list[str], asked: str, available: set[str], figures: set[str], source_text: str) -> bool:
     """A sentence may take its ordinary words from the question `asked`: one of its figures or names is
     not in the question (it states what was asked for), every name and figure of the question is in
     its sources (they are about what was asked: not "The accident resulted in 157 fatalities" over a
-    passage on another accident than the one the question names), and it negates nothing."""
+    passage on another accident than the one the question names), and it negates nothing.
+    `available`, `figures`: the sources' terms and figures, as `_judge` found them."""
     asked_terms = _terms(asked)
     asked_figures = {term.replace(",", "") for term in asked_terms}
-    figures = {term.replace(",", "") for term in available}
     return (
         any(not _present(key, asked_terms, asked_figures, asked) for key in keys)
         and all(_present(key, available, figures, source_text) for key in key_terms(asked))

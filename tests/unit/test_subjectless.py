@@ -51,5 +51,5 @@ def test_it_goes_to_the_documents_overview_unless_it_follows_up_an_earlier_turn(
     stage = RouteRequest(embedder.embed, get_settings())
     first = stage.run("what is this?", {})
     assert first.subjectless and first.kind == "document" and first.p_overview == 1.0 and stage.sure(first)
-    follow_up = stage.run("what is this?", {}, follows_up=True)
+    follow_up = stage.run("what is this?", {}, follows_up=lambda: True)
     assert not follow_up.subjectless and not stage.sure(follow_up)
